@@ -1,0 +1,301 @@
+//! The memory file's byte format: a header, then framed records. Pure byte work, no I/O;
+//! every host frames and scans its log through this module.
+//!
+//! ```text
+//! header  = magic (8 bytes: 89 'M' 'C' 'P' 'M' 'E' 'M' 0A) | version u32 LE | reserved u32 LE (0)
+//! frame   = len u32 LE | !len u32 LE | crc32(payload) u32 LE | payload (len bytes)
+//! ```
+//!
+//! Recovery rules ([`scan`]): a frame that runs past the end of the data, a partial frame
+//! header, a tail of zero bytes, or a final frame whose checksum fails is a *torn tail*: it is
+//! reported and the valid prefix is kept. Any other damage is [`ScanError::Corrupt`] at an
+//! offset, and nothing is dropped.
+
+use alloc::vec::Vec;
+use core::fmt;
+
+/// First bytes of every memory log. Not valid UTF-8, so a log is never mistaken for JSONL.
+pub const MAGIC: [u8; 8] = [0x89, b'M', b'C', b'P', b'M', b'E', b'M', b'\n'];
+/// The framing version this code writes and reads.
+pub const VERSION: u32 = 1;
+/// Bytes in the file header.
+pub const HEADER_LEN: usize = 16;
+/// Bytes in a frame header.
+pub const FRAME_HEADER_LEN: usize = 12;
+
+/// The header of a new, empty log.
+pub fn header() -> [u8; HEADER_LEN] {
+    let mut h = [0u8; HEADER_LEN];
+    h[..8].copy_from_slice(&MAGIC);
+    h[8..12].copy_from_slice(&VERSION.to_le_bytes());
+    h
+}
+
+/// Whether these bytes start like a memory log (or are a torn prefix of its header).
+pub fn is_log(bytes: &[u8]) -> bool {
+    let n = bytes.len().min(MAGIC.len());
+    n > 0 && bytes[..n] == MAGIC[..n]
+}
+
+/// Appends one framed record to `out`.
+pub fn encode_frame(payload: &[u8], out: &mut Vec<u8>) {
+    let len = u32::try_from(payload.len()).expect("records are far smaller than 4 GiB");
+    out.reserve(FRAME_HEADER_LEN + payload.len());
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(&(!len).to_le_bytes());
+    out.extend_from_slice(&crc32fast::hash(payload).to_le_bytes());
+    out.extend_from_slice(payload);
+}
+
+/// A whole log file: header plus framed records.
+pub fn encode_log<'a>(payloads: impl IntoIterator<Item = &'a [u8]>) -> Vec<u8> {
+    let mut out = Vec::from(header());
+    for p in payloads {
+        encode_frame(p, &mut out);
+    }
+    out
+}
+
+/// Why the last frame was dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TornKind {
+    /// The file ends inside the header.
+    Header,
+    /// The file ends inside a frame header.
+    FrameHeader,
+    /// The frame's payload runs past the end of the file.
+    Payload,
+    /// The last frame's checksum fails.
+    Checksum,
+    /// The tail is zero bytes (space allocated but never written).
+    Zeros,
+}
+
+/// A dropped tail: where the valid prefix ends and why the rest was dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TornTail {
+    /// Offset of the first byte not kept.
+    pub offset: usize,
+    /// Bytes dropped.
+    pub dropped: usize,
+    /// What was wrong with them.
+    pub kind: TornKind,
+}
+
+impl fmt::Display for TornTail {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let why = match self.kind {
+            TornKind::Header => "the file ends inside its header",
+            TornKind::FrameHeader => "the file ends inside a record header",
+            TornKind::Payload => "the last record is incomplete",
+            TornKind::Checksum => "the last record fails its checksum",
+            TornKind::Zeros => "the tail is zero bytes",
+        };
+        write!(
+            f,
+            "torn tail at offset {}: {} ({} bytes dropped)",
+            self.offset, why, self.dropped
+        )
+    }
+}
+
+/// The result of reading a log: its records and what, if anything, was dropped at the end.
+#[derive(Debug)]
+pub struct Scan<'a> {
+    /// Record payloads, in order.
+    pub records: Vec<&'a [u8]>,
+    /// Length of the valid prefix (header and whole frames).
+    pub valid_len: usize,
+    /// The dropped tail, if the data did not end on a frame boundary.
+    pub torn: Option<TornTail>,
+}
+
+/// Damage that recovery must not paper over.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ScanError {
+    /// The data does not start with [`MAGIC`].
+    NotALog,
+    /// The header names a framing version this code does not read.
+    UnsupportedVersion(u32),
+    /// A frame before the tail is damaged.
+    Corrupt {
+        /// Offset of the damaged frame.
+        offset: usize,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+}
+
+impl fmt::Display for ScanError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ScanError::NotALog => write!(f, "not an mcp-memory log (bad magic)"),
+            ScanError::UnsupportedVersion(v) => write!(
+                f,
+                "log format version {v} is newer than this mcp-memory reads (version {VERSION})"
+            ),
+            ScanError::Corrupt { offset, reason } => {
+                write!(f, "corrupt record at byte offset {offset}: {reason}")
+            }
+        }
+    }
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    let mut b = [0u8; 4];
+    b.copy_from_slice(&bytes[at..at + 4]);
+    u32::from_le_bytes(b)
+}
+
+/// Reads a whole log, applying the recovery rules in the module docs.
+pub fn scan(bytes: &[u8]) -> Result<Scan<'_>, ScanError> {
+    if !is_log(bytes) {
+        return Err(ScanError::NotALog);
+    }
+    let torn = |offset: usize, kind| TornTail {
+        offset,
+        dropped: bytes.len() - offset,
+        kind,
+    };
+    if bytes.len() < HEADER_LEN {
+        return Ok(Scan {
+            records: Vec::new(),
+            valid_len: 0,
+            torn: Some(torn(0, TornKind::Header)),
+        });
+    }
+    let version = u32_at(bytes, 8);
+    if version != VERSION {
+        return Err(ScanError::UnsupportedVersion(version));
+    }
+    let mut records = Vec::new();
+    let mut at = HEADER_LEN;
+    let tail = loop {
+        let rest = &bytes[at..];
+        if rest.is_empty() {
+            break None;
+        }
+        if rest.iter().all(|&b| b == 0) {
+            break Some(torn(at, TornKind::Zeros));
+        }
+        if rest.len() < FRAME_HEADER_LEN {
+            break Some(torn(at, TornKind::FrameHeader));
+        }
+        let len = u32_at(rest, 0);
+        if u32_at(rest, 4) != !len {
+            return Err(ScanError::Corrupt {
+                offset: at,
+                reason: "record length check failed",
+            });
+        }
+        let end = FRAME_HEADER_LEN + len as usize;
+        if rest.len() < end {
+            break Some(torn(at, TornKind::Payload));
+        }
+        let payload = &rest[FRAME_HEADER_LEN..end];
+        if crc32fast::hash(payload) != u32_at(rest, 8) {
+            if rest.len() == end {
+                break Some(torn(at, TornKind::Checksum));
+            }
+            return Err(ScanError::Corrupt {
+                offset: at,
+                reason: "checksum mismatch",
+            });
+        }
+        records.push(payload);
+        at += end;
+    };
+    Ok(Scan {
+        records,
+        valid_len: tail.map_or(bytes.len(), |t| t.offset),
+        torn: tail,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    fn log_of(payloads: &[&[u8]]) -> Vec<u8> {
+        encode_log(payloads.iter().copied())
+    }
+
+    #[test]
+    fn round_trip() {
+        let data = log_of(&[b"one", b"", b"three"]);
+        let scan = scan(&data).unwrap();
+        assert_eq!(scan.records, vec![&b"one"[..], b"", b"three"]);
+        assert_eq!(scan.valid_len, data.len());
+        assert_eq!(scan.torn, None);
+    }
+
+    #[test]
+    fn torn_tail_at_every_offset_keeps_the_prefix() {
+        let full = log_of(&[b"first", b"second record"]);
+        let first_end = HEADER_LEN + FRAME_HEADER_LEN + 5;
+        for cut in first_end + 1..full.len() {
+            let s = scan(&full[..cut]).unwrap();
+            assert_eq!(s.records, vec![&b"first"[..]], "cut at {cut}");
+            assert_eq!(s.valid_len, first_end);
+            assert_eq!(s.torn.unwrap().dropped, cut - first_end);
+        }
+    }
+
+    #[test]
+    fn torn_header_is_an_empty_log() {
+        let h = header();
+        for cut in 1..HEADER_LEN {
+            let s = scan(&h[..cut]).unwrap();
+            assert!(s.records.is_empty());
+            assert_eq!(s.valid_len, 0);
+            assert_eq!(s.torn.unwrap().kind, TornKind::Header);
+        }
+    }
+
+    #[test]
+    fn checksum_failure_in_last_frame_is_torn() {
+        let mut data = log_of(&[b"a", b"bb"]);
+        let last = data.len() - 1;
+        data[last] ^= 1;
+        let s = scan(&data).unwrap();
+        assert_eq!(s.records, vec![&b"a"[..]]);
+        assert_eq!(s.torn.unwrap().kind, TornKind::Checksum);
+    }
+
+    #[test]
+    fn flipped_byte_before_the_tail_is_corruption_with_offset() {
+        let data = log_of(&[b"alpha", b"beta", b"gamma"]);
+        for i in HEADER_LEN..HEADER_LEN + FRAME_HEADER_LEN + 5 {
+            let mut bad = data.clone();
+            bad[i] ^= 0x40;
+            match scan(&bad) {
+                Err(ScanError::Corrupt { offset, .. }) => assert_eq!(offset, HEADER_LEN),
+                other => panic!("byte {i}: expected corruption, got {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn zero_filled_tail_is_torn() {
+        let mut data = log_of(&[b"a"]);
+        let keep = data.len();
+        data.extend_from_slice(&[0; 40]);
+        let s = scan(&data).unwrap();
+        assert_eq!(s.valid_len, keep);
+        assert_eq!(s.torn.unwrap().kind, TornKind::Zeros);
+    }
+
+    #[test]
+    fn newer_version_is_refused() {
+        let mut data = log_of(&[]);
+        data[8] = 2;
+        assert_eq!(scan(&data).unwrap_err(), ScanError::UnsupportedVersion(2));
+    }
+
+    #[test]
+    fn jsonl_is_not_a_log() {
+        assert!(!is_log(b"{\"type\":\"entity\"}"));
+        assert_eq!(scan(b"{}").unwrap_err(), ScanError::NotALog);
+    }
+}

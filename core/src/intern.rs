@@ -1,0 +1,183 @@
+//! String interning with reference counts.
+//!
+//! Every string the graph stores (names, types, observations, relation types) lives here once.
+//! The graph holds [`Sym`] handles; a string is freed when its last holder releases it, so a
+//! long-running server does not keep deleted text alive.
+
+use alloc::boxed::Box;
+use alloc::vec::Vec;
+use core::hash::BuildHasher;
+use hashbrown::{DefaultHashBuilder, HashTable};
+
+/// Handle of an interned string. Equal handles mean equal strings.
+#[derive(Copy, Clone, Eq, PartialEq, Hash, Ord, PartialOrd, Debug)]
+pub struct Sym(u32);
+
+impl Sym {
+    /// The handle's slot number (dense, reused after a string is freed).
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+struct Slot {
+    text: Box<str>,
+    /// `text` lowercased like JavaScript's `toLowerCase`, when that differs from `text`.
+    lower: Option<Box<str>>,
+    refs: u32,
+}
+
+/// A reference-counted string table.
+#[derive(Default)]
+pub struct Interner {
+    slots: Vec<Option<Slot>>,
+    free: Vec<u32>,
+    table: HashTable<u32>,
+    hasher: DefaultHashBuilder,
+}
+
+impl Interner {
+    /// Returns the handle for `text`, adding one reference (and the string, if new).
+    pub fn intern(&mut self, text: &str) -> Sym {
+        let hash = self.hasher.hash_one(text);
+        let slots = &self.slots;
+        if let Some(&i) = self.table.find(hash, |&i| slot_text(slots, i) == text) {
+            if let Some(slot) = self.slots[i as usize].as_mut() {
+                slot.refs += 1;
+            }
+            return Sym(i);
+        }
+        let lower = text.to_lowercase();
+        let slot = Slot {
+            lower: (lower != text).then(|| lower.into_boxed_str()),
+            text: text.into(),
+            refs: 1,
+        };
+        let i = match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = Some(slot);
+                i
+            }
+            None => {
+                self.slots.push(Some(slot));
+                (self.slots.len() - 1) as u32
+            }
+        };
+        let (slots, hasher) = (&self.slots, &self.hasher);
+        self.table
+            .insert_unique(hash, i, |&j| hasher.hash_one(slot_text(slots, j)));
+        Sym(i)
+    }
+
+    /// Adds one reference to an existing handle.
+    pub fn retain(&mut self, sym: Sym) {
+        if let Some(slot) = self.slots[sym.index()].as_mut() {
+            slot.refs += 1;
+        }
+    }
+
+    /// Drops one reference; the string is freed when none remain.
+    pub fn release(&mut self, sym: Sym) {
+        let Some(slot) = self.slots[sym.index()].as_mut() else {
+            return;
+        };
+        slot.refs -= 1;
+        if slot.refs > 0 {
+            return;
+        }
+        let hash = self.hasher.hash_one(&*slot.text);
+        if let Ok(entry) = self.table.find_entry(hash, |&i| i == sym.0) {
+            entry.remove();
+        }
+        self.slots[sym.index()] = None;
+        self.free.push(sym.0);
+    }
+
+    /// The handle of `text` if it is interned, without adding a reference.
+    pub fn lookup(&self, text: &str) -> Option<Sym> {
+        let hash = self.hasher.hash_one(text);
+        let slots = &self.slots;
+        self.table
+            .find(hash, |&i| slot_text(slots, i) == text)
+            .map(|&i| Sym(i))
+    }
+
+    /// The string behind a handle.
+    pub fn resolve(&self, sym: Sym) -> &str {
+        slot_text(&self.slots, sym.0)
+    }
+
+    /// The string lowercased like JavaScript's `String.prototype.toLowerCase`.
+    pub fn lower(&self, sym: Sym) -> &str {
+        match &self.slots[sym.index()] {
+            Some(slot) => slot.lower.as_deref().unwrap_or(&slot.text),
+            None => "",
+        }
+    }
+
+    /// Number of distinct strings held.
+    pub fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    /// True when no string is held.
+    pub fn is_empty(&self) -> bool {
+        self.table.is_empty()
+    }
+
+    /// Bytes of text held (each distinct string once, lowercase copies included).
+    pub fn text_bytes(&self) -> usize {
+        self.slots
+            .iter()
+            .flatten()
+            .map(|s| s.text.len() + s.lower.as_ref().map_or(0, |l| l.len()))
+            .sum()
+    }
+}
+
+fn slot_text(slots: &[Option<Slot>], i: u32) -> &str {
+    slots[i as usize].as_ref().map_or("", |s| &s.text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_text_same_handle_and_refcounted_free() {
+        let mut i = Interner::default();
+        let a = i.intern("Alice");
+        let b = i.intern("Alice");
+        assert_eq!(a, b);
+        assert_eq!(i.len(), 1);
+        i.release(a);
+        assert_eq!(i.lookup("Alice"), Some(a));
+        i.release(b);
+        assert_eq!(i.lookup("Alice"), None);
+        assert!(i.is_empty());
+    }
+
+    #[test]
+    fn freed_slot_is_reused_without_confusing_lookups() {
+        let mut i = Interner::default();
+        let a = i.intern("a");
+        let _b = i.intern("b");
+        i.release(a);
+        let c = i.intern("c");
+        assert_eq!(c.index(), a.index());
+        assert_eq!(i.resolve(c), "c");
+        assert_eq!(i.lookup("a"), None);
+        assert_eq!(i.lookup("b").map(|s| i.resolve(s)), Some("b"));
+    }
+
+    #[test]
+    fn lowercase_follows_javascript_special_casing() {
+        let mut i = Interner::default();
+        let odos = i.intern("ΟΔΟΣ");
+        assert_eq!(i.lower(odos), "οδος"); // final sigma
+        let ist = i.intern("İstanbul");
+        assert_eq!(i.lower(ist), "i\u{307}stanbul");
+        let plain = i.intern("already lower");
+        assert_eq!(i.lower(plain), "already lower");
+    }
+}

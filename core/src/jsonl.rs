@@ -1,0 +1,304 @@
+//! The reference server's memory file (JSONL): reading it losslessly, writing it exactly.
+//!
+//! Reading follows the reference's reader (`shared/spec` §4.2): blank lines, CRLF, any key
+//! order and spacing, extra keys, unknown line types and duplicate entities are all accepted,
+//! and file order is kept. Where the reference would fail or silently rewrite, this reader
+//! either reports a warning and keeps going (invalid UTF-8, lone surrogates, a BOM, lines
+//! without data) or refuses the file naming the line (text that is not JSON, fields of the
+//! wrong type), so nothing is lost without being said.
+
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::fmt;
+use serde_json::{Map, Value};
+
+use crate::graph::Graph;
+use crate::json::parse_lenient;
+use crate::record::{NewEntity, Record, Triple};
+use crate::tools::output::{EntityJson, RelationJson, compact};
+
+/// An entity line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntityLine {
+    /// The entity's name.
+    pub name: String,
+    /// The entity's type.
+    pub entity_type: String,
+    /// Its observations, in file order.
+    pub observations: Vec<String>,
+}
+
+/// A relation line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RelationLine {
+    /// Name where the relation starts.
+    pub from: String,
+    /// Name where the relation ends.
+    pub to: String,
+    /// The relation's type.
+    pub relation_type: String,
+}
+
+/// The contents of a reference memory file.
+#[derive(Debug, Default)]
+pub struct Parsed {
+    /// Entities in file order (duplicates kept).
+    pub entities: Vec<EntityLine>,
+    /// Relations in file order (duplicates kept).
+    pub relations: Vec<RelationLine>,
+    /// What was repaired or skipped, one sentence each.
+    pub warnings: Vec<String>,
+}
+
+/// A line the importer refuses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportError {
+    /// 1-based line number.
+    pub line: usize,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+impl fmt::Display for ImportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.reason)
+    }
+}
+
+/// Entities or relations per record when a file is converted (bounds record size).
+const RECORD_CHUNK: usize = 1000;
+
+fn string_field(obj: &Map<String, Value>, key: &str, line: usize) -> Result<String, ImportError> {
+    match obj.get(key) {
+        Some(Value::String(s)) => Ok(s.clone()),
+        other => Err(ImportError {
+            line,
+            reason: format!(
+                "`{key}` must be a string, found {}",
+                crate::validate::type_name(other)
+            ),
+        }),
+    }
+}
+
+/// Reads a reference JSONL memory file.
+pub fn parse(bytes: &[u8]) -> Result<Parsed, ImportError> {
+    let mut out = Parsed::default();
+    let text = String::from_utf8_lossy(bytes);
+    if matches!(text, alloc::borrow::Cow::Owned(_)) {
+        out.warnings
+            .push("invalid UTF-8 bytes were replaced by U+FFFD".to_string());
+    }
+    let mut text: &str = &text;
+    if let Some(rest) = text.strip_prefix('\u{feff}') {
+        out.warnings
+            .push("a byte order mark was skipped".to_string());
+        text = rest;
+    }
+    let (mut surrogates, mut skipped, mut no_observations) = (0, 0, 0);
+    for (i, raw) in text.split('\n').enumerate() {
+        let line = i + 1;
+        if raw
+            .trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
+            .is_empty()
+        {
+            continue;
+        }
+        let (value, n) = parse_lenient::<Value>(raw).map_err(|e| ImportError {
+            line,
+            reason: format!("not JSON ({e})"),
+        })?;
+        surrogates += n;
+        let Value::Object(obj) = value else {
+            skipped += 1;
+            continue;
+        };
+        match obj.get("type").and_then(Value::as_str) {
+            Some("entity") => {
+                let observations = match obj.get("observations") {
+                    None => {
+                        no_observations += 1;
+                        Vec::new()
+                    }
+                    Some(Value::Array(items)) => items
+                        .iter()
+                        .map(|o| match o {
+                            Value::String(s) => Ok(s.clone()),
+                            other => Err(ImportError {
+                                line,
+                                reason: format!(
+                                    "observations must be strings, found {}",
+                                    crate::validate::type_name(Some(other))
+                                ),
+                            }),
+                        })
+                        .collect::<Result<_, _>>()?,
+                    Some(other) => {
+                        return Err(ImportError {
+                            line,
+                            reason: format!(
+                                "`observations` must be an array, found {}",
+                                crate::validate::type_name(Some(other))
+                            ),
+                        });
+                    }
+                };
+                out.entities.push(EntityLine {
+                    name: string_field(&obj, "name", line)?,
+                    entity_type: string_field(&obj, "entityType", line)?,
+                    observations,
+                });
+            }
+            Some("relation") => out.relations.push(RelationLine {
+                from: string_field(&obj, "from", line)?,
+                to: string_field(&obj, "to", line)?,
+                relation_type: string_field(&obj, "relationType", line)?,
+            }),
+            _ => skipped += 1,
+        }
+    }
+    if surrogates > 0 {
+        out.warnings.push(format!(
+            "{surrogates} lone UTF-16 surrogate escape(s) were replaced by U+FFFD"
+        ));
+    }
+    if skipped > 0 {
+        out.warnings.push(format!(
+            "{skipped} line(s) that are neither an entity nor a relation were skipped"
+        ));
+    }
+    if no_observations > 0 {
+        out.warnings.push(format!(
+            "{no_observations} entity line(s) without `observations` were read as having none"
+        ));
+    }
+    Ok(out)
+}
+
+impl Parsed {
+    /// Records that rebuild exactly this file's graph (duplicates included) when replayed.
+    pub fn records(&self) -> Vec<Vec<u8>> {
+        let entities = self.entities.chunks(RECORD_CHUNK).map(|chunk| {
+            Record::CreateEntities(
+                chunk
+                    .iter()
+                    .map(|e| NewEntity {
+                        name: &e.name,
+                        entity_type: &e.entity_type,
+                        observations: e.observations.iter().map(String::as_str).collect(),
+                    })
+                    .collect(),
+            )
+            .encode()
+        });
+        let relations = self.relations.chunks(RECORD_CHUNK).map(|chunk| {
+            Record::CreateRelations(chunk.iter().map(RelationLine::triple).collect()).encode()
+        });
+        entities.chain(relations).collect()
+    }
+}
+
+impl RelationLine {
+    /// The relation as a record triple.
+    pub fn triple(&self) -> Triple<'_> {
+        Triple {
+            from: &self.from,
+            to: &self.to,
+            relation_type: &self.relation_type,
+        }
+    }
+}
+
+#[derive(serde::Serialize)]
+struct EntityLineJson<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(flatten)]
+    entity: EntityJson<'a>,
+}
+
+#[derive(serde::Serialize)]
+struct RelationLineJson<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(flatten)]
+    relation: RelationJson<'a>,
+}
+
+/// The graph in the reference's exact file format: entity lines, then relation lines,
+/// joined by `\n` with no trailing newline (an empty graph is empty).
+pub fn export(graph: &Graph) -> Vec<u8> {
+    let entities = graph.entities().map(|(_, e)| {
+        compact(&EntityLineJson {
+            kind: "entity",
+            entity: EntityJson::of(graph, e),
+        })
+    });
+    let relations = graph.relations().map(|(_, r)| {
+        compact(&RelationLineJson {
+            kind: "relation",
+            relation: RelationJson::of(graph, r),
+        })
+    });
+    let lines: Vec<String> = entities.chain(relations).collect();
+    lines.join("\n").into_bytes()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_what_the_reference_reads() {
+        let file = concat!(
+            "{\"type\":\"entity\",\"name\":\"Alice\",\"entityType\":\"person\",\"observations\":[\"likes tea\"],\"extra\":1}\r\n",
+            "\r\n   \n",
+            "{\"observations\":[],\"entityType\":\"company\",\"name\":\"Acme\",\"type\":\"entity\"}\n",
+            "{\"type\":\"weird\"}\n42\n\"str\"\n[1]\nnull\n",
+            "{\"type\":\"relation\",\"from\":\"Alice\",\"to\":\"Acme\",\"relationType\":\"works_at\"}\n",
+            "{\"type\":\"entity\",\"name\":\"Alice\",\"entityType\":\"dup\",\"observations\":[\"\\ud800\"]}"
+        );
+        let p = parse(file.as_bytes()).unwrap();
+        let names: Vec<(&str, &str)> = p
+            .entities
+            .iter()
+            .map(|e| (e.name.as_str(), e.entity_type.as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            [("Alice", "person"), ("Acme", "company"), ("Alice", "dup")]
+        );
+        assert_eq!(p.entities[2].observations, ["\u{fffd}"]);
+        assert_eq!(p.relations.len(), 1);
+        assert_eq!(p.warnings.len(), 2, "{:?}", p.warnings);
+    }
+
+    #[test]
+    fn refuses_text_that_is_not_json_naming_the_line() {
+        let err = parse(b"{\"type\":\"entity\",\"name\":\"a\",\"entityType\":\"t\",\"observations\":[]}\n{not json\n")
+            .unwrap_err();
+        assert_eq!(err.line, 2);
+    }
+
+    #[test]
+    fn refuses_wrongly_typed_fields() {
+        let err =
+            parse(b"{\"type\":\"entity\",\"name\":5,\"entityType\":\"t\",\"observations\":[]}")
+                .unwrap_err();
+        assert_eq!(err.reason, "`name` must be a string, found number");
+        let err = parse(
+            b"{\"type\":\"entity\",\"name\":\"a\",\"entityType\":\"t\",\"observations\":[1]}",
+        )
+        .unwrap_err();
+        assert_eq!(err.reason, "observations must be strings, found number");
+    }
+
+    #[test]
+    fn invalid_utf8_and_bom_are_repaired_and_reported() {
+        let p = parse(b"\xef\xbb\xbf{\"type\":\"entity\",\"name\":\"bad\xff\",\"entityType\":\"t\",\"observations\":[]}")
+            .unwrap();
+        assert_eq!(p.entities[0].name, "bad\u{fffd}");
+        assert_eq!(p.warnings.len(), 2);
+    }
+}

@@ -1,0 +1,40 @@
+//! The append log the host provides: the core's only way to persist anything.
+//!
+//! The contract mirrors `wit/memory.wit` (the component's `log` import), which is the
+//! normative text; in short:
+//! - [`Log::replay`] is called once, before anything else.
+//! - [`Log::append`] must leave either the whole entry or nothing in the log, in call order.
+//! - [`Log::sync`] is called before every reply that follows an append.
+//! - [`Log::replace`] swaps the whole log atomically: afterwards replay yields exactly the new
+//!   entries, and a crash leaves either the old log or the new one.
+//!
+//! An `Err` from any operation means the operation did not happen; the core then reports the
+//! failure to the client and leaves its graph unchanged.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// What a log held when it was opened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Contents {
+    /// Record payloads of a log in this crate's format, oldest first.
+    Records(Vec<Vec<u8>>),
+    /// Bytes in another format (a reference JSONL file), to be converted with [`Log::replace`].
+    Foreign(Vec<u8>),
+}
+
+/// A host-side failure, in words for the user (e.g. the OS error and the path).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogError(pub String);
+
+/// The storage a [`crate::Memory`] writes its records to.
+pub trait Log {
+    /// Everything the log held when it was opened.
+    fn replay(&mut self) -> Result<Contents, LogError>;
+    /// Appends one record payload after all earlier ones.
+    fn append(&mut self, entry: &[u8]) -> Result<(), LogError>;
+    /// Makes every appended entry durable, as the host's durability policy defines.
+    fn sync(&mut self) -> Result<(), LogError>;
+    /// Atomically replaces the whole log with these record payloads.
+    fn replace(&mut self, entries: &[Vec<u8>]) -> Result<(), LogError>;
+}

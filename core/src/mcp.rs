@@ -1,0 +1,352 @@
+//! MCP over JSON-RPC 2.0: one incoming message in, the outgoing messages out.
+//!
+//! Behaviour follows the reference server (`shared/spec` §1): messages that are not valid
+//! JSON-RPC (garbage, batches, unknown shapes) get no reply; malformed parameters of known
+//! methods get error -32603 carrying zod-style issues; tool failures are `isError` results.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::json::parse_lenient;
+use crate::log::Log;
+use crate::memory::Memory;
+use crate::tools::{self, Outcome, output};
+use crate::validate::{Issue, Seg, type_name};
+
+/// The one resource: the whole graph.
+pub const GRAPH_URI: &str = "memory://knowledge-graph";
+
+/// Protocol versions answered as asked; anything else gets the first.
+pub const PROTOCOL_VERSIONS: [&str; 5] = [
+    "2025-11-25",
+    "2025-06-18",
+    "2025-03-26",
+    "2024-11-05",
+    "2024-10-07",
+];
+
+/// Shown to the model by clients that surface server instructions.
+pub const INSTRUCTIONS: &str = "Persistent memory as a knowledge graph that outlives this conversation. \
+Entities have a unique name, a type and observations (short, atomic facts); relations are directed and typed, written in active voice (\"Alice works_at Acme\"). \
+Before answering, look up what you already know: search_nodes with a distinctive word or name, or open_nodes with exact names, then follow relations. \
+When you learn something durable (people, projects, preferences, decisions), store it: create_entities for new things, add_observations to extend known ones, create_relations to connect them; reuse existing names exactly instead of creating near-duplicates. \
+Remove facts that became wrong with delete_observations, and use read_graph only for small memories.";
+
+const SUBSCRIBE_CAPS: &str =
+    r#"{"tools":{"listChanged":true},"resources":{"listChanged":true,"subscribe":true}}"#;
+
+/// Largest integer id JavaScript clients can send exactly (Number.MAX_SAFE_INTEGER).
+const MAX_SAFE_ID: f64 = 9_007_199_254_740_991.0;
+
+/// A parsed request: its id as JSON text, method and params.
+struct Request<'a> {
+    id: String,
+    method: &'a str,
+    params: Option<&'a Map<String, Value>>,
+}
+
+/// Classifies a message: `Some` for a request, `None` for anything that gets no reply
+/// (notifications, responses, and messages that are not JSON-RPC).
+fn request(msg: &Value) -> Option<Request<'_>> {
+    let obj = msg.as_object()?;
+    if obj.get("jsonrpc")?.as_str()? != "2.0" {
+        return None;
+    }
+    let method = obj.get("method")?.as_str()?;
+    if obj
+        .keys()
+        .any(|k| !matches!(k.as_str(), "jsonrpc" | "id" | "method" | "params"))
+    {
+        return None;
+    }
+    let params = match obj.get("params") {
+        None => None,
+        Some(Value::Object(p)) => {
+            if p.get("_meta").is_some_and(|m| !m.is_object()) {
+                return None;
+            }
+            Some(p)
+        }
+        Some(_) => return None,
+    };
+    let id = match obj.get("id")? {
+        Value::String(s) => output::compact(s),
+        Value::Number(n) => {
+            let f = n.as_f64()?;
+            let whole = f as i64;
+            if whole as f64 != f || !(-MAX_SAFE_ID..=MAX_SAFE_ID).contains(&f) {
+                return None;
+            }
+            format!("{whole}")
+        }
+        _ => return None,
+    };
+    Some(Request { id, method, params })
+}
+
+fn reply(id: &str, result: &str) -> String {
+    format!(r#"{{"result":{result},"jsonrpc":"2.0","id":{id}}}"#)
+}
+
+fn error(id: &str, code: i32, message: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":{code},"message":{}}}}}"#,
+        output::compact(message)
+    )
+}
+
+#[derive(Serialize)]
+struct IssueJson<'a> {
+    expected: &'static str,
+    code: &'static str,
+    path: &'a [Seg],
+    message: String,
+}
+
+/// The -32603 error the reference sends for malformed params: zod issues as pretty JSON.
+fn params_error(id: &str, issues: &[Issue]) -> String {
+    let list: Vec<IssueJson<'_>> = issues
+        .iter()
+        .map(|i| IssueJson {
+            expected: i.expected,
+            code: "invalid_type",
+            path: &i.path,
+            message: i.message(),
+        })
+        .collect();
+    error(id, -32603, &output::pretty(&list))
+}
+
+/// Checks that `params.<path>` has the expected JSON type, as zod would.
+struct ParamCheck<'a> {
+    params: Option<&'a Map<String, Value>>,
+    issues: Vec<Issue>,
+}
+
+impl<'a> ParamCheck<'a> {
+    fn new(params: Option<&'a Map<String, Value>>) -> Self {
+        let mut issues = Vec::new();
+        if params.is_none() {
+            issues.push(Issue {
+                expected: "object",
+                received: "undefined",
+                path: vec![Seg::Key("params".into())],
+            });
+        }
+        ParamCheck { params, issues }
+    }
+
+    /// Requires `params[key]` (or `params[parent][key]`) to be of the `expected` type.
+    fn want(&mut self, parent: Option<&str>, key: &str, expected: &'static str, optional: bool) {
+        let Some(params) = self.params else { return };
+        let scope = match parent {
+            Some(p) => match params.get(p) {
+                Some(Value::Object(o)) => o,
+                _ => return,
+            },
+            None => params,
+        };
+        let value = scope.get(key);
+        let ok = match (expected, value) {
+            (_, None) => optional,
+            ("string", Some(Value::String(_))) => true,
+            ("object" | "record", Some(Value::Object(_))) => true,
+            _ => false,
+        };
+        if !ok {
+            let mut path = vec![Seg::Key("params".into())];
+            path.extend(parent.map(|p| Seg::Key(p.into())));
+            path.push(Seg::Key(key.into()));
+            self.issues.push(Issue {
+                expected,
+                received: type_name(value),
+                path,
+            });
+        }
+    }
+
+    fn str(&self, key: &str) -> &'a str {
+        self.params
+            .and_then(|p| p.get(key))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    }
+}
+
+impl<L: Log> Memory<L> {
+    /// Handles one incoming JSON-RPC message (one line of the stdio transport) and returns
+    /// the messages to send, in order: resource notifications first, then the reply.
+    pub fn handle(&mut self, message: &str) -> Vec<String> {
+        let Ok((msg, _)) = parse_lenient::<Value>(message) else {
+            return Vec::new();
+        };
+        match request(&msg) {
+            Some(req) => self.request(req),
+            None => Vec::new(),
+        }
+    }
+
+    fn request(&mut self, req: Request<'_>) -> Vec<String> {
+        let id = req.id.as_str();
+        let mut check = ParamCheck::new(req.params);
+        let one = |s: String| vec![s];
+        match req.method {
+            "initialize" => {
+                check.want(None, "protocolVersion", "string", false);
+                check.want(None, "capabilities", "object", false);
+                check.want(None, "clientInfo", "object", false);
+                check.want(Some("clientInfo"), "name", "string", false);
+                check.want(Some("clientInfo"), "version", "string", false);
+                if !check.issues.is_empty() {
+                    return one(params_error(id, &check.issues));
+                }
+                let asked = check.str("protocolVersion");
+                let version = PROTOCOL_VERSIONS
+                    .into_iter()
+                    .find(|v| *v == asked)
+                    .unwrap_or(PROTOCOL_VERSIONS[0]);
+                one(reply(
+                    id,
+                    &format!(
+                        r#"{{"protocolVersion":"{version}","capabilities":{SUBSCRIBE_CAPS},"serverInfo":{{"name":"mcp-memory","version":"{}"}},"instructions":{}}}"#,
+                        env!("CARGO_PKG_VERSION"),
+                        output::compact(INSTRUCTIONS)
+                    ),
+                ))
+            }
+            "ping" => one(reply(id, "{}")),
+            "tools/list" => one(reply(id, self.catalog.list_result())),
+            "tools/call" => {
+                check.want(None, "name", "string", false);
+                check.want(None, "arguments", "record", true);
+                if !check.issues.is_empty() {
+                    return one(params_error(id, &check.issues));
+                }
+                let empty = Value::Object(Map::new());
+                let args = req
+                    .params
+                    .and_then(|p| p.get("arguments"))
+                    .unwrap_or(&empty);
+                self.call_tool(id, check.str("name"), args)
+            }
+            "resources/list" => one(reply(
+                id,
+                &format!(
+                    r#"{{"resources":[{{"uri":"{GRAPH_URI}","name":"knowledge-graph","title":"Knowledge Graph","description":"The full knowledge graph with all entities and relations","mimeType":"application/json"}}]}}"#
+                ),
+            )),
+            "resources/templates/list" => one(reply(id, r#"{"resourceTemplates":[]}"#)),
+            "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
+                check.want(None, "uri", "string", false);
+                if !check.issues.is_empty() {
+                    return one(params_error(id, &check.issues));
+                }
+                self.resource(id, req.method, check.str("uri"))
+            }
+            _ => one(error(id, -32601, "Method not found")),
+        }
+    }
+
+    fn resource(&mut self, id: &str, method: &str, uri: &str) -> Vec<String> {
+        let is_graph = uri == GRAPH_URI;
+        let out = match method {
+            "resources/subscribe" => {
+                self.subscribed |= is_graph;
+                reply(id, "{}")
+            }
+            "resources/unsubscribe" => {
+                self.subscribed &= !is_graph;
+                reply(id, "{}")
+            }
+            _ if !is_graph => error(
+                id,
+                -32602,
+                &format!("MCP error -32602: Resource {uri} not found"),
+            ),
+            _ => match &self.unavailable {
+                Some(reason) => error(id, -32603, reason),
+                None => {
+                    #[derive(Serialize)]
+                    struct Contents<'a> {
+                        uri: &'a str,
+                        #[serde(rename = "mimeType")]
+                        mime_type: &'a str,
+                        text: &'a str,
+                    }
+                    let text = tools::query::read_graph_text(&self.graph);
+                    let contents = [Contents {
+                        uri: GRAPH_URI,
+                        mime_type: "application/json",
+                        text: &text,
+                    }];
+                    reply(
+                        id,
+                        &format!(r#"{{"contents":{}}}"#, output::compact(&contents)),
+                    )
+                }
+            },
+        };
+        vec![out]
+    }
+
+    fn call_tool(&mut self, id: &str, name: &str, args: &Value) -> Vec<String> {
+        if let Some(reason) = &self.unavailable {
+            return vec![reply(id, &output::failure(reason))];
+        }
+        match tools::run(&self.catalog, &self.graph, name, args) {
+            Outcome::Done(result) => vec![reply(id, &result)],
+            Outcome::Change(plan) => match self.commit(plan) {
+                Ok(result) => {
+                    let mut out = Vec::with_capacity(2);
+                    if self.subscribed {
+                        out.push(format!(
+                            r#"{{"method":"notifications/resources/updated","params":{{"uri":"{GRAPH_URI}"}},"jsonrpc":"2.0"}}"#
+                        ));
+                    }
+                    out.push(reply(id, &result));
+                    out
+                }
+                Err(message) => vec![reply(id, &output::failure(&message))],
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_follow_the_sdk_schema() {
+        let id = |s: &str| request(&serde_json::from_str(s).unwrap()).map(|r| r.id);
+        assert_eq!(
+            id(r#"{"jsonrpc":"2.0","id":"abc-é","method":"ping"}"#).as_deref(),
+            Some("\"abc-é\"")
+        );
+        assert_eq!(
+            id(r#"{"jsonrpc":"2.0","id":3.0,"method":"ping"}"#).as_deref(),
+            Some("3")
+        );
+        assert_eq!(
+            id(r#"{"jsonrpc":"2.0","id":-1,"method":"ping"}"#).as_deref(),
+            Some("-1")
+        );
+        for ignored in [
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":9007199254740992,"method":"ping"}"#,
+            r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping","extra":1}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":[1]}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":5}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+        ] {
+            assert_eq!(id(ignored), None, "{ignored}");
+        }
+    }
+}

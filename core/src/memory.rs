@@ -1,0 +1,193 @@
+//! A memory: the graph, the log it is persisted to, and the session state of the server.
+
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::fmt;
+
+use crate::graph::Graph;
+use crate::jsonl;
+use crate::log::{Contents, Log, LogError};
+use crate::record::{DecodeError, Record};
+use crate::tools::args::{AddArg, EntityArg, RelationArg};
+use crate::tools::{Catalog, Plan, plan};
+
+/// Why a memory could not be opened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OpenError {
+    /// The host could not read the log.
+    Log(LogError),
+    /// A record in the log is not one this version knows.
+    Record {
+        /// 0-based position of the record in the log.
+        index: usize,
+        /// What could not be decoded.
+        error: DecodeError,
+    },
+}
+
+impl fmt::Display for OpenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OpenError::Log(e) => write!(f, "cannot read the memory log: {}", e.0),
+            OpenError::Record { index, error } => write!(f, "record {index}: {error}"),
+        }
+    }
+}
+
+/// The server's state for one memory: graph, log, catalog and MCP session.
+pub struct Memory<L: Log> {
+    pub(crate) graph: Graph,
+    pub(crate) log: L,
+    pub(crate) catalog: Catalog,
+    /// Whether the client subscribed to `memory://knowledge-graph`.
+    pub(crate) subscribed: bool,
+    /// Why tools are unavailable (a memory file that could not be imported), if they are.
+    pub(crate) unavailable: Option<String>,
+}
+
+impl<L: Log> Memory<L> {
+    /// Replays the log into a memory. A log holding a reference JSONL file is converted to
+    /// records (the host keeps the original); one that cannot be converted is left untouched
+    /// and every tool call then fails with the reason. Returns warnings for the user.
+    pub fn open(mut log: L) -> Result<(Self, Vec<String>), OpenError> {
+        let mut graph = Graph::default();
+        let mut warnings = Vec::new();
+        let mut unavailable = None;
+        match log.replay().map_err(OpenError::Log)? {
+            Contents::Records(records) => {
+                for (index, bytes) in records.iter().enumerate() {
+                    let record = Record::decode(bytes)
+                        .map_err(|error| OpenError::Record { index, error })?;
+                    graph.apply(&record);
+                }
+            }
+            Contents::Foreign(bytes) => match convert(&mut log, &bytes) {
+                Ok(converted) => {
+                    for bytes in &converted.records {
+                        if let Ok(record) = Record::decode(bytes) {
+                            graph.apply(&record);
+                        }
+                    }
+                    warnings.extend(converted.warnings);
+                    warnings.push(format!(
+                        "converted the reference JSONL memory file ({} entities, {} relations) to the mcp-memory log format",
+                        graph.entity_count(),
+                        graph.relation_count()
+                    ));
+                }
+                Err(reason) => {
+                    let reason = format!(
+                        "The memory file is not a memory log or a readable reference JSONL file ({reason}). It was left untouched; fix or move it and restart."
+                    );
+                    warnings.push(reason.clone());
+                    unavailable = Some(reason);
+                }
+            },
+        }
+        let memory = Memory {
+            graph,
+            log,
+            catalog: Catalog::default(),
+            subscribed: false,
+            unavailable,
+        };
+        Ok((memory, warnings))
+    }
+
+    /// The graph as it stands.
+    pub fn graph(&self) -> &Graph {
+        &self.graph
+    }
+
+    /// The graph in the reference's JSONL file format.
+    pub fn export_jsonl(&self) -> Vec<u8> {
+        jsonl::export(&self.graph)
+    }
+
+    /// Merges a reference JSONL file into the memory: new names become entities, known
+    /// names gain the observations they lack, new relations are added. Returns a summary.
+    pub fn import_jsonl(&mut self, bytes: &[u8]) -> Result<String, String> {
+        if let Some(reason) = &self.unavailable {
+            return Err(reason.clone());
+        }
+        let parsed = jsonl::parse(bytes).map_err(|e| e.to_string())?;
+        let before = (self.graph.entity_count(), self.graph.relation_count());
+        let entities: Vec<EntityArg<'_>> = parsed
+            .entities
+            .iter()
+            .map(|e| EntityArg {
+                name: &e.name,
+                entity_type: &e.entity_type,
+                observations: e.observations.iter().map(String::as_str).collect(),
+            })
+            .collect();
+        self.commit(plan::create_entities(&self.graph, &entities))?;
+        let additions: Vec<AddArg<'_>> = entities
+            .iter()
+            .map(|e| AddArg {
+                entity_name: e.name,
+                contents: e.observations.clone(),
+            })
+            .collect();
+        let add = plan::add_observations(&self.graph, &additions)?;
+        let added: usize = match &add.record {
+            Some(Record::AddObservations(items)) => items.iter().map(|i| i.contents.len()).sum(),
+            _ => 0,
+        };
+        self.commit(add)?;
+        let relations: Vec<RelationArg<'_>> = parsed
+            .relations
+            .iter()
+            .map(|r| RelationArg {
+                from: &r.from,
+                to: &r.to,
+                relation_type: &r.relation_type,
+            })
+            .collect();
+        self.commit(plan::create_relations(&self.graph, &relations))?;
+        let mut summary = format!(
+            "imported {} new entities, {} new observations on existing entities, {} new relations",
+            self.graph.entity_count() - before.0,
+            added,
+            self.graph.relation_count() - before.1
+        );
+        for w in parsed.warnings {
+            summary.push_str("; ");
+            summary.push_str(&w);
+        }
+        Ok(summary)
+    }
+
+    /// Logs a plan's record, applies it, and makes it durable. Nothing changes if the log
+    /// refuses the record.
+    pub(crate) fn commit(&mut self, plan: Plan<'_>) -> Result<String, String> {
+        if let Some(record) = &plan.record {
+            self.log
+                .append(&record.encode())
+                .map_err(|e| format!("The change was not saved: {}", e.0))?;
+            self.graph.apply(record);
+            self.log
+                .sync()
+                .map_err(|e| format!("The change was written but may not be durable: {}", e.0))?;
+        }
+        Ok(plan.result)
+    }
+}
+
+struct Converted {
+    records: Vec<Vec<u8>>,
+    warnings: Vec<String>,
+}
+
+/// Converts a reference JSONL file into records and swaps them in for it.
+fn convert<L: Log>(log: &mut L, bytes: &[u8]) -> Result<Converted, String> {
+    let parsed = jsonl::parse(bytes).map_err(|e| e.to_string())?;
+    let records = parsed.records();
+    log.replace(&records)
+        .map_err(|e| format!("could not convert it: {}", e.0))?;
+    Ok(Converted {
+        records,
+        warnings: parsed.warnings,
+    })
+}

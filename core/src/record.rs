@@ -1,0 +1,158 @@
+//! Log records: one per successful mutating call, encoded with postcard.
+//!
+//! A record holds the *effect* of a call (what changed), not the request, so replay applies
+//! it without re-deciding anything. Records are the file format's payload, so they evolve
+//! append-only:
+//! - variants are never reordered or removed, and a variant's fields never change;
+//! - a new kind of change (timestamps, transactions, new tools) is a new variant at the end.
+//!
+//! An old reader meeting a new variant reports [`DecodeError`] instead of guessing.
+
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::fmt;
+use serde::{Deserialize, Serialize};
+
+/// One change to the graph, as stored in the log.
+#[derive(Serialize, Deserialize, Debug, PartialEq, Eq, Clone)]
+pub enum Record<'a> {
+    /// Append these entities, in order.
+    #[serde(borrow)]
+    CreateEntities(Vec<NewEntity<'a>>),
+    /// Append these relations, in order.
+    #[serde(borrow)]
+    CreateRelations(Vec<Triple<'a>>),
+    /// Append observations to the oldest entity with each name.
+    #[serde(borrow)]
+    AddObservations(Vec<Observations<'a>>),
+    /// Remove every entity with each name, and every relation starting or ending at it.
+    #[serde(borrow)]
+    DeleteEntities(Vec<&'a str>),
+    /// Remove every occurrence of these observations from the oldest entity with each name.
+    #[serde(borrow)]
+    DeleteObservations(Vec<Observations<'a>>),
+    /// Remove every relation equal to one of these triples.
+    #[serde(borrow)]
+    DeleteRelations(Vec<Triple<'a>>),
+}
+
+/// An entity as created.
+#[derive(Serialize, Deserialize, Debug, PartialEq, Eq, Clone)]
+pub struct NewEntity<'a> {
+    /// The entity's name.
+    pub name: &'a str,
+    /// The entity's type.
+    pub entity_type: &'a str,
+    /// Its observations, in order.
+    #[serde(borrow)]
+    pub observations: Vec<&'a str>,
+}
+
+/// A relation's identity: from, to and type.
+#[derive(Serialize, Deserialize, Debug, PartialEq, Eq, Clone, Copy)]
+pub struct Triple<'a> {
+    /// Name where the relation starts.
+    pub from: &'a str,
+    /// Name where the relation ends.
+    pub to: &'a str,
+    /// The relation's type.
+    pub relation_type: &'a str,
+}
+
+/// Observations of one entity, named.
+#[derive(Serialize, Deserialize, Debug, PartialEq, Eq, Clone)]
+pub struct Observations<'a> {
+    /// The entity's name.
+    pub entity: &'a str,
+    /// The observation texts.
+    #[serde(borrow)]
+    pub contents: Vec<&'a str>,
+}
+
+/// A record payload that is not a record this version knows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodeError(pub String);
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "undecodable record ({}); was it written by a newer mcp-memory?",
+            self.0
+        )
+    }
+}
+
+impl Record<'_> {
+    /// The record's payload bytes.
+    pub fn encode(&self) -> Vec<u8> {
+        postcard::to_allocvec(self).expect("records always serialize")
+    }
+}
+
+impl<'a> Record<'a> {
+    /// Reads a record from its payload bytes, borrowing strings from them.
+    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
+        match postcard::take_from_bytes::<Record<'a>>(bytes) {
+            Ok((record, [])) => Ok(record),
+            Ok((_, rest)) => Err(DecodeError(alloc::format!("{} trailing bytes", rest.len()))),
+            Err(e) => Err(DecodeError(e.to_string())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    #[test]
+    fn round_trips_every_variant() {
+        let t = Triple {
+            from: "a",
+            to: "b",
+            relation_type: "knows",
+        };
+        let o = Observations {
+            entity: "a",
+            contents: vec!["x", "ü"],
+        };
+        for r in [
+            Record::CreateEntities(vec![NewEntity {
+                name: "a",
+                entity_type: "t",
+                observations: vec!["o"],
+            }]),
+            Record::CreateRelations(vec![t]),
+            Record::AddObservations(vec![o.clone()]),
+            Record::DeleteEntities(vec!["a"]),
+            Record::DeleteObservations(vec![o]),
+            Record::DeleteRelations(vec![t]),
+        ] {
+            assert_eq!(Record::decode(&r.encode()), Ok(r));
+        }
+    }
+
+    #[test]
+    fn unknown_variant_is_a_decode_error_not_a_guess() {
+        assert!(Record::decode(&[200, 1, 0]).is_err());
+    }
+
+    #[test]
+    fn trailing_bytes_are_rejected() {
+        let mut bytes = Record::DeleteEntities(vec!["a"]).encode();
+        bytes.push(0);
+        assert!(Record::decode(&bytes).is_err());
+    }
+
+    /// The byte layout is the file format: this pins it.
+    #[test]
+    fn encoding_is_frozen() {
+        let r = Record::CreateRelations(vec![Triple {
+            from: "a",
+            to: "b",
+            relation_type: "r",
+        }]);
+        assert_eq!(r.encode(), [1, 1, 1, b'a', 1, b'b', 1, b'r']);
+    }
+}

@@ -1,0 +1,126 @@
+//! The tool catalog and dispatch: JSON arguments in, `CallToolResult` JSON out.
+
+pub mod args;
+pub mod output;
+pub mod plan;
+pub mod query;
+
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::graph::Graph;
+use crate::validate::{self, Issue};
+pub use plan::Plan;
+
+/// The tools as `tools/list` returns them (the reference's nine, verbatim).
+const CATALOG_JSON: &str = include_str!("catalog.json");
+
+/// Tool definitions, parsed once.
+pub struct Catalog {
+    list_result: String,
+    input_schemas: Vec<(String, Value)>,
+}
+
+impl Default for Catalog {
+    fn default() -> Self {
+        let catalog: Value = serde_json::from_str(CATALOG_JSON).expect("catalog.json is valid");
+        let input_schemas = catalog["tools"]
+            .as_array()
+            .expect("catalog.json lists tools")
+            .iter()
+            .map(|t| {
+                (
+                    t["name"].as_str().unwrap_or("").to_string(),
+                    t["inputSchema"].clone(),
+                )
+            })
+            .collect();
+        Catalog {
+            list_result: output::compact(&catalog),
+            input_schemas,
+        }
+    }
+}
+
+impl Catalog {
+    /// The `tools/list` result JSON.
+    pub fn list_result(&self) -> &str {
+        &self.list_result
+    }
+
+    fn input_schema(&self, name: &str) -> Option<&Value> {
+        self.input_schemas
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, s)| s)
+    }
+}
+
+/// What a tool call amounts to.
+pub enum Outcome<'a> {
+    /// A finished result: a read, or a failure (`isError`).
+    Done(String),
+    /// A mutation to log and apply before replying.
+    Change(Plan<'a>),
+}
+
+fn parse<'a, T: Deserialize<'a>>(args: &'a Value) -> Result<T, String> {
+    T::deserialize(args).map_err(|e| e.to_string())
+}
+
+/// Validates the arguments against the tool's input schema and runs the tool.
+pub fn run<'a>(catalog: &Catalog, graph: &Graph, name: &str, arguments: &'a Value) -> Outcome<'a> {
+    let Some(schema) = catalog.input_schema(name) else {
+        return Outcome::Done(output::failure(&format!(
+            "MCP error -32602: Tool {name} not found"
+        )));
+    };
+    let mut issues = Vec::new();
+    validate::check(schema, Some(arguments), &mut Vec::new(), &mut issues);
+    if !issues.is_empty() {
+        let list: Vec<String> = issues.iter().map(Issue::message_at).collect();
+        return Outcome::Done(output::failure(&format!(
+            "MCP error -32602: Input validation error: Invalid arguments for tool {name}: {}",
+            list.join("\n")
+        )));
+    }
+    dispatch(graph, name, arguments).unwrap_or_else(|e| Outcome::Done(output::failure(&e)))
+}
+
+fn dispatch<'a>(graph: &Graph, name: &str, a: &'a Value) -> Result<Outcome<'a>, String> {
+    use Outcome::{Change, Done};
+    use args::*;
+    Ok(match name {
+        "create_entities" => Change(plan::create_entities(
+            graph,
+            &parse::<CreateEntities>(a)?.entities,
+        )),
+        "create_relations" => Change(plan::create_relations(
+            graph,
+            &parse::<Relations>(a)?.relations,
+        )),
+        "add_observations" => Change(plan::add_observations(
+            graph,
+            &parse::<AddObservations>(a)?.observations,
+        )?),
+        "delete_entities" => Change(plan::delete_entities(
+            graph,
+            &parse::<DeleteEntities>(a)?.entity_names,
+        )),
+        "delete_observations" => Change(plan::delete_observations(
+            graph,
+            &parse::<DeleteObservations>(a)?.deletions,
+        )),
+        "delete_relations" => Change(plan::delete_relations(
+            graph,
+            &parse::<Relations>(a)?.relations,
+        )),
+        "read_graph" => Done(query::read_graph(graph)),
+        "search_nodes" => Done(query::search_nodes(graph, parse::<SearchNodes>(a)?.query)),
+        "open_nodes" => Done(query::open_nodes(graph, &parse::<OpenNodes>(a)?.names)),
+        _ => return Err(format!("MCP error -32602: Tool {name} not found")),
+    })
+}
