@@ -1,0 +1,79 @@
+//! Bindings between the WIT world and [`mcp_memory_core::Memory`].
+
+extern crate alloc;
+
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::cell::RefCell;
+
+use mcp_memory_core::{Contents, Log, LogError, Memory};
+
+wit_bindgen::generate!({
+    world: "memory-server",
+    path: "../../wit",
+});
+
+use exports::mcp_memory::memory::server::{Guest, GuestMemory, Memory as MemoryHandle};
+use mcp_memory::memory::log;
+
+/// The host's log, reached through the `log` import.
+struct HostLog;
+
+impl Log for HostLog {
+    fn replay(&mut self) -> Result<Contents, LogError> {
+        match log::replay().map_err(LogError)? {
+            log::Contents::Records(records) => Ok(Contents::Records(records)),
+            log::Contents::Foreign(bytes) => Ok(Contents::Foreign(bytes)),
+        }
+    }
+
+    fn append(&mut self, entry: &[u8]) -> Result<(), LogError> {
+        log::append(entry).map_err(LogError)
+    }
+
+    fn sync(&mut self) -> Result<(), LogError> {
+        log::sync().map_err(LogError)
+    }
+
+    fn replace(&mut self, entries: &[Vec<u8>]) -> Result<(), LogError> {
+        log::replace(entries).map_err(LogError)
+    }
+}
+
+struct Component;
+
+/// A memory resource. Resource methods take `&self`; calls never overlap.
+struct GuestMem(RefCell<Memory<HostLog>>);
+
+impl Guest for Component {
+    type Memory = GuestMem;
+}
+
+impl GuestMemory for GuestMem {
+    fn open() -> Result<(MemoryHandle, Vec<String>), String> {
+        let (memory, warnings) = Memory::open(HostLog).map_err(|e| e.to_string())?;
+        Ok((MemoryHandle::new(GuestMem(RefCell::new(memory))), warnings))
+    }
+
+    fn handle(&self, message: String) -> Vec<String> {
+        self.0.borrow_mut().handle(&message)
+    }
+
+    fn export_jsonl(&self) -> Vec<u8> {
+        self.0.borrow().export_jsonl()
+    }
+
+    fn import_jsonl(&self, data: Vec<u8>) -> Result<String, String> {
+        self.0.borrow_mut().import_jsonl(&data)
+    }
+}
+
+export!(Component);
+
+#[global_allocator]
+static ALLOC: dlmalloc::GlobalDlmalloc = dlmalloc::GlobalDlmalloc;
+
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
+    core::arch::wasm32::unreachable()
+}

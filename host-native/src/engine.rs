@@ -1,0 +1,108 @@
+//! Runs the memory component (built and precompiled by `build.rs`) in wasmtime, with a
+//! [`FileLog`] behind its `log` import.
+
+use anyhow::{Context, Result, anyhow};
+use wasmtime::component::{Component, HasSelf, Linker, ResourceAny};
+use wasmtime::{Engine, Store};
+
+use crate::engine_config;
+use crate::file_log::{FileLog, Opened};
+
+wasmtime::component::bindgen!({
+    world: "memory-server",
+    path: "../wit",
+});
+
+use mcp_memory::memory::log;
+
+/// The component, precompiled for this architecture by `build.rs`.
+static PRECOMPILED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/memory.cwasm"));
+
+/// The store's state: the host side of the `log` import.
+struct HostState {
+    log: FileLog,
+}
+
+impl log::Host for HostState {
+    fn replay(&mut self) -> Result<log::Contents, String> {
+        Ok(match self.log.replay() {
+            Opened::Records(records) => log::Contents::Records(records),
+            Opened::Foreign(bytes) => log::Contents::Foreign(bytes),
+        })
+    }
+
+    fn append(&mut self, entry: Vec<u8>) -> Result<(), String> {
+        self.log.append(&entry).map_err(|e| format!("{e:#}"))
+    }
+
+    fn sync(&mut self) -> Result<(), String> {
+        self.log.sync().map_err(|e| format!("{e:#}"))
+    }
+
+    fn replace(&mut self, entries: Vec<Vec<u8>>) -> Result<(), String> {
+        self.log.replace(&entries).map_err(|e| format!("{e:#}"))
+    }
+}
+
+/// A memory served by an instance of the component.
+pub struct Server {
+    store: Store<HostState>,
+    bindings: MemoryServer,
+    memory: ResourceAny,
+}
+
+impl Server {
+    /// Instantiates the component over `log` and opens the memory. Returns warnings.
+    pub fn open(log: FileLog) -> Result<(Server, Vec<String>)> {
+        let engine = Engine::new(&engine_config::config())?;
+        // SAFETY: PRECOMPILED was produced by `Engine::precompile_component` in build.rs, with
+        // the same wasmtime version and configuration, and is embedded read-only.
+        let component = unsafe { Component::deserialize(&engine, PRECOMPILED) }
+            .map_err(anyhow::Error::from)
+            .context("loading the embedded component")?;
+        let mut linker = Linker::new(&engine);
+        MemoryServer::add_to_linker::<_, HasSelf<_>>(&mut linker, |s| s)?;
+        let mut store = Store::new(&engine, HostState { log });
+        let bindings = MemoryServer::instantiate(&mut store, &component, &linker)?;
+        let (memory, warnings) = bindings
+            .mcp_memory_memory_server()
+            .memory()
+            .call_open(&mut store)?
+            .map_err(|e| anyhow!(e))?;
+        Ok((
+            Server {
+                store,
+                bindings,
+                memory,
+            },
+            warnings,
+        ))
+    }
+
+    /// Handles one MCP message; returns the messages to send.
+    pub fn handle(&mut self, message: &str) -> Result<Vec<String>> {
+        Ok(self
+            .bindings
+            .mcp_memory_memory_server()
+            .memory()
+            .call_handle(&mut self.store, self.memory, message)?)
+    }
+
+    /// The graph as reference JSONL.
+    pub fn export_jsonl(&mut self) -> Result<Vec<u8>> {
+        Ok(self
+            .bindings
+            .mcp_memory_memory_server()
+            .memory()
+            .call_export_jsonl(&mut self.store, self.memory)?)
+    }
+
+    /// Merges a reference JSONL file into the memory; returns a summary.
+    pub fn import_jsonl(&mut self, data: &[u8]) -> Result<String> {
+        self.bindings
+            .mcp_memory_memory_server()
+            .memory()
+            .call_import_jsonl(&mut self.store, self.memory, data)?
+            .map_err(|e| anyhow!(e))
+    }
+}

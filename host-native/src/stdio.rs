@@ -1,0 +1,44 @@
+//! The stdio transport: newline-delimited JSON-RPC on stdin/stdout, logs on stderr.
+
+use std::io::{self, BufRead, Write};
+
+use anyhow::Result;
+
+use crate::engine::Server;
+
+/// Serves MCP on stdin/stdout until stdin closes. `reopen` rebuilds the server from the
+/// memory file if the component ever traps (its state is then lost; the file is the truth).
+pub fn serve(mut server: Server, reopen: impl Fn() -> Result<Server>) -> Result<()> {
+    let mut stdin = io::stdin().lock();
+    let mut stdout = io::BufWriter::new(io::stdout().lock());
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if stdin.read_until(b'\n', &mut line)? == 0 {
+            return Ok(());
+        }
+        let text = String::from_utf8_lossy(trim_eol(&line));
+        match server.handle(&text) {
+            Ok(replies) => {
+                for reply in replies {
+                    stdout.write_all(reply.as_bytes())?;
+                    stdout.write_all(b"\n")?;
+                }
+                stdout.flush()?;
+            }
+            Err(trap) => {
+                eprintln!(
+                    "mcp-memory: error: the memory component failed ({trap:#}); reloading the memory from its file"
+                );
+                drop(server);
+                server = reopen()?;
+            }
+        }
+    }
+}
+
+/// The line without its `\n` and one `\r` before it, as the reference's reader does.
+fn trim_eol(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
