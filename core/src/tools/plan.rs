@@ -3,7 +3,7 @@
 //!
 //! Semantics are the reference server's (`shared/spec`, §2.3) except where
 //! `docs/compatibility.md` says otherwise: a name or triple repeated inside one call is
-//! created once, and observations repeated inside one call are added once.
+//! created once.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -41,7 +41,7 @@ pub fn create_entities<'a>(graph: &Graph, entities: &[EntityArg<'a>]) -> Plan<'a
         .map(|e| NewEntity {
             name: e.name,
             entity_type: e.entity_type,
-            observations: dedup(&e.observations),
+            observations: e.observations.clone(),
         })
         .collect();
     let shown: Vec<EntityJson<'_>> = created
@@ -132,7 +132,7 @@ pub fn add_observations<'a>(graph: &Graph, items: &[AddArg<'a>]) -> Result<Plan<
         let earlier = pending.entry(item.entity_name).or_default();
         let mut added = Vec::new();
         for &c in &item.contents {
-            if !has(c) && !earlier.contains(&c) && !added.contains(&c) {
+            if !has(c) && !earlier.contains(&c) {
                 added.push(c);
             }
         }
