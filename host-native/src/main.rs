@@ -3,20 +3,15 @@
 //! A thin host: the graph engine is the `mcp-memory-core` component, run in wasmtime; this
 //! binary owns the memory file, the transport and the command line.
 
-mod config;
-mod engine;
-mod engine_config;
-mod file_log;
-mod stdio;
-
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 
-use engine::Server;
-use file_log::{Durability, FileLog};
+use mcp_memory::engine::Server;
+use mcp_memory::file_log::{Durability, FileLog};
+use mcp_memory::{config, stdio};
 
 /// Persistent knowledge-graph memory for LLM agents (MCP server).
 #[derive(Parser)]
