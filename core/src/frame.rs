@@ -7,9 +7,11 @@
 //! ```
 //!
 //! Recovery rules ([`scan`]): a frame that runs past the end of the data, a partial frame
-//! header, a tail of zero bytes, or a final frame whose checksum fails is a *torn tail*: it is
-//! reported and the valid prefix is kept. Any other damage is [`ScanError::Corrupt`] at an
-//! offset, and nothing is dropped.
+//! header, a tail of zero bytes, or a final frame whose length check or checksum fails is a
+//! *torn tail*: it is reported and the valid prefix is kept. Zero bytes after a frame count
+//! as the end of the data (a crash can leave allocated space that was never written), so a
+//! frame cut short by zeros is a torn tail too. Any other damage is [`ScanError::Corrupt`]
+//! at an offset, and nothing is dropped.
 
 use alloc::vec::Vec;
 use core::fmt;
@@ -147,6 +149,10 @@ fn u32_at(bytes: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b)
 }
 
+fn all_zero(bytes: &[u8]) -> bool {
+    bytes.iter().all(|&b| b == 0)
+}
+
 /// Reads a whole log, applying the recovery rules in the module docs.
 pub fn scan(bytes: &[u8]) -> Result<Scan<'_>, ScanError> {
     if !is_log(bytes) {
@@ -175,7 +181,7 @@ pub fn scan(bytes: &[u8]) -> Result<Scan<'_>, ScanError> {
         if rest.is_empty() {
             break None;
         }
-        if rest.iter().all(|&b| b == 0) {
+        if all_zero(rest) {
             break Some(torn(at, TornKind::Zeros));
         }
         if rest.len() < FRAME_HEADER_LEN {
@@ -183,6 +189,9 @@ pub fn scan(bytes: &[u8]) -> Result<Scan<'_>, ScanError> {
         }
         let len = u32_at(rest, 0);
         if u32_at(rest, 4) != !len {
+            if all_zero(&rest[8..]) {
+                break Some(torn(at, TornKind::FrameHeader));
+            }
             return Err(ScanError::Corrupt {
                 offset: at,
                 reason: "record length check failed",
@@ -194,7 +203,7 @@ pub fn scan(bytes: &[u8]) -> Result<Scan<'_>, ScanError> {
         }
         let payload = &rest[FRAME_HEADER_LEN..end];
         if crc32fast::hash(payload) != u32_at(rest, 8) {
-            if rest.len() == end {
+            if all_zero(&rest[end..]) {
                 break Some(torn(at, TornKind::Checksum));
             }
             return Err(ScanError::Corrupt {
