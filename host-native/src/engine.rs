@@ -106,3 +106,44 @@ impl Server {
             .map_err(|e| anyhow!(e))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wasmtime::component::types::ComponentItem;
+
+    fn embedded() -> (Engine, Component) {
+        let engine = Engine::new(&engine_config::config()).unwrap();
+        // SAFETY: as in `Server::open`: the artifact build.rs precompiled for this engine.
+        let component = unsafe { Component::deserialize(&engine, PRECOMPILED) }.unwrap();
+        (engine, component)
+    }
+
+    #[test]
+    fn embedded_component_imports_only_the_log_interface() {
+        let (engine, component) = embedded();
+        let ty = component.component_type();
+        let imports: Vec<&str> = ty.imports(&engine).map(|(name, _)| name).collect();
+        // No WASI, no other host function: the component can touch nothing but its log.
+        assert_eq!(imports, ["mcp-memory:memory/log@0.1.0"]);
+        let (_, log) = ty.imports(&engine).next().unwrap();
+        let ComponentItem::ComponentInstance(log) = log.ty else {
+            panic!("the log import is an instance, got {:?}", log.ty);
+        };
+        let mut funcs: Vec<&str> = log
+            .exports(&engine)
+            .filter(|(_, e)| matches!(e.ty, ComponentItem::ComponentFunc(_)))
+            .map(|(name, _)| name)
+            .collect();
+        funcs.sort_unstable();
+        assert_eq!(funcs, ["append", "replace", "replay", "sync"]);
+    }
+
+    #[test]
+    fn embedded_component_exports_the_server_interface() {
+        let (engine, component) = embedded();
+        let ty = component.component_type();
+        let exports: Vec<&str> = ty.exports(&engine).map(|(name, _)| name).collect();
+        assert_eq!(exports, ["mcp-memory:memory/server@0.1.0"]);
+    }
+}
