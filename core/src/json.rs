@@ -58,6 +58,92 @@ pub fn replace_lone_surrogates(text: &str) -> Option<(String, usize)> {
     Some((out, replaced))
 }
 
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// Whether any byte of `w` is a control character, `"` or `\\`.
+fn needs_escape(w: u64) -> bool {
+    let has_zero = |v: u64| v.wrapping_sub(LO) & !v & HI;
+    (w.wrapping_sub(LO * 0x20) & !w & HI)
+        | has_zero(w ^ (LO * b'"' as u64))
+        | has_zero(w ^ (LO * b'\\' as u64))
+        != 0
+}
+
+/// Length of the prefix of `b` that needs no escaping (checked eight bytes at a time).
+fn safe_prefix(b: &[u8]) -> usize {
+    let mut i = 0;
+    while i + 8 <= b.len() {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&b[i..i + 8]);
+        if needs_escape(u64::from_le_bytes(w)) {
+            break;
+        }
+        i += 8;
+    }
+    while i < b.len() && !matches!(b[i], 0..=0x1f | b'"' | b'\\') {
+        i += 1;
+    }
+    i
+}
+
+/// The escape `JSON.stringify` writes for a byte that needs one.
+fn escape_of(byte: u8, buf: &mut [u8; 6]) -> &str {
+    match byte {
+        b'"' => "\\\"",
+        b'\\' => "\\\\",
+        b'\n' => "\\n",
+        b'\r' => "\\r",
+        b'\t' => "\\t",
+        0x08 => "\\b",
+        0x0c => "\\f",
+        _ => {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            *buf = [
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[(byte >> 4) as usize],
+                HEX[(byte & 15) as usize],
+            ];
+            core::str::from_utf8(buf).unwrap_or_default()
+        }
+    }
+}
+
+/// Appends the body of `s` as a JSON string literal (without quotes), escaped as
+/// `JSON.stringify` does: `"`, `\\`, and control characters; nothing else.
+pub fn escape_into(out: &mut String, s: &str) {
+    let b = s.as_bytes();
+    let mut at = 0;
+    while at < b.len() {
+        let run = safe_prefix(&b[at..]);
+        out.push_str(&s[at..at + run]);
+        at += run;
+        if at < b.len() {
+            out.push_str(escape_of(b[at], &mut [0; 6]));
+            at += 1;
+        }
+    }
+}
+
+/// Appends `s` escaped twice: the body of a JSON string inside JSON text that is itself the
+/// body of a JSON string (a tool result's text).
+pub fn escape_twice_into(out: &mut String, s: &str) {
+    let b = s.as_bytes();
+    let mut at = 0;
+    while at < b.len() {
+        let run = safe_prefix(&b[at..]);
+        out.push_str(&s[at..at + run]);
+        at += run;
+        if at < b.len() {
+            escape_into(out, escape_of(b[at], &mut [0; 6]));
+            at += 1;
+        }
+    }
+}
+
 /// The code unit of a `\uXXXX` escape starting at `at`, if there is one.
 fn escape_unit(b: &[u8], at: usize) -> Option<u32> {
     let esc = b.get(at..at + 6)?;
@@ -94,6 +180,30 @@ mod tests {
     #[test]
     fn escaped_backslash_before_u_is_not_an_escape() {
         assert_eq!(replace_lone_surrogates(r#"["\\ud800"]"#), None);
+    }
+
+    #[test]
+    fn escaping_matches_serde_json_once_and_twice() {
+        let samples = [
+            "",
+            "plain ascii text that is longer than eight bytes",
+            "quote \" backslash \\ newline \n tab \t cr \r bs \u{8} ff \u{c} nul \u{0} \u{1f} del \u{7f}",
+            "é東京😀\u{2028}\u{2029}/</script>",
+            "\"\"\"\"\"\"\"\"\"",
+            "12345678\n1234567\"",
+        ];
+        for s in samples {
+            let mut once = String::new();
+            escape_into(&mut once, s);
+            let expected = serde_json::to_string(s).unwrap();
+            assert_eq!(alloc::format!("\"{once}\""), expected);
+            let mut twice = String::new();
+            escape_twice_into(&mut twice, s);
+            assert_eq!(
+                alloc::format!("\"{twice}\""),
+                serde_json::to_string(&expected[1..expected.len() - 1]).unwrap()
+            );
+        }
     }
 
     #[test]

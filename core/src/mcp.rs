@@ -89,7 +89,13 @@ fn request(msg: &Value) -> Option<Request<'_>> {
 }
 
 fn reply(id: &str, result: &str) -> String {
-    format!(r#"{{"result":{result},"jsonrpc":"2.0","id":{id}}}"#)
+    let mut out = String::with_capacity(result.len() + id.len() + 32);
+    out.push_str(r#"{"result":"#);
+    out.push_str(result);
+    out.push_str(r#","jsonrpc":"2.0","id":"#);
+    out.push_str(id);
+    out.push('}');
+    out
 }
 
 fn error(id: &str, code: i32, message: &str) -> String {
@@ -269,25 +275,13 @@ impl<L: Log> Memory<L> {
             ),
             _ => match &self.unavailable {
                 Some(reason) => error(id, -32603, reason),
-                None => {
-                    #[derive(Serialize)]
-                    struct Contents<'a> {
-                        uri: &'a str,
-                        #[serde(rename = "mimeType")]
-                        mime_type: &'a str,
-                        text: &'a str,
-                    }
-                    let text = tools::query::read_graph_text(&self.graph);
-                    let contents = [Contents {
-                        uri: GRAPH_URI,
-                        mime_type: "application/json",
-                        text: &text,
-                    }];
-                    reply(
-                        id,
-                        &format!(r#"{{"contents":{}}}"#, output::compact(&contents)),
-                    )
-                }
+                None => reply(
+                    id,
+                    &format!(
+                        r#"{{"contents":[{{"uri":"{GRAPH_URI}","mimeType":"application/json","text":{}}}]}}"#,
+                        tools::query::read_graph_text_literal(&self.graph)
+                    ),
+                ),
             },
         };
         vec![out]

@@ -8,6 +8,7 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use crate::graph::{Entity, EntityId, Graph, Relation, RelationId};
+use crate::json;
 
 /// An entity as tools and files show it.
 #[derive(Serialize, Debug, Clone, PartialEq, Eq)]
@@ -55,43 +56,149 @@ impl<'g> RelationJson<'g> {
     }
 }
 
-/// `{entities, relations}`: the shape of read_graph, search_nodes and open_nodes.
-#[derive(Serialize)]
-pub struct GraphJson<'a> {
-    /// Entities, in graph order.
-    pub entities: Vec<EntityJson<'a>>,
-    /// Relations, in graph order.
-    pub relations: Vec<RelationJson<'a>>,
+/// Writes `{entities, relations}` results directly, without intermediate values: read_graph
+/// on a large graph is the biggest answer a tool gives, and this is its hot path.
+struct GraphWriter<'g> {
+    graph: &'g Graph,
+    entities: &'g [EntityId],
+    relations: &'g [RelationId],
 }
 
-impl<'g> GraphJson<'g> {
-    /// The JSON view of some of a graph's entities and relations.
-    pub fn of(graph: &'g Graph, entities: &[EntityId], relations: &[RelationId]) -> Self {
-        GraphJson {
-            entities: entities
-                .iter()
-                .map(|&id| EntityJson::of(graph, graph.entity(id)))
-                .collect(),
-            relations: relations
-                .iter()
-                .map(|&id| RelationJson::of(graph, graph.relation(id)))
-                .collect(),
+impl GraphWriter<'_> {
+    /// `JSON.stringify({entities, relations}, null, 2)`, written as the body of a JSON string.
+    fn pretty_embedded(&self, out: &mut String) {
+        let g = self.graph;
+        // The structure below is written already escaped once; values are escaped twice.
+        let val = |out: &mut String, sym| {
+            out.push_str("\\\"");
+            json::escape_twice_into(out, g.text(sym));
+            out.push_str("\\\"");
+        };
+        out.push_str("{\\n  \\\"entities\\\": [");
+        for (i, &id) in self.entities.iter().enumerate() {
+            let e = g.entity(id);
+            out.push_str(if i == 0 {
+                "\\n    {\\n      \\\"name\\\": "
+            } else {
+                ",\\n    {\\n      \\\"name\\\": "
+            });
+            val(out, e.name);
+            out.push_str(",\\n      \\\"entityType\\\": ");
+            val(out, e.entity_type);
+            out.push_str(",\\n      \\\"observations\\\": [");
+            for (j, &o) in e.observations.iter().enumerate() {
+                out.push_str(if j == 0 {
+                    "\\n        "
+                } else {
+                    ",\\n        "
+                });
+                val(out, o);
+            }
+            out.push_str(if e.observations.is_empty() {
+                "]\\n    }"
+            } else {
+                "\\n      ]\\n    }"
+            });
         }
+        out.push_str(if self.entities.is_empty() {
+            "],\\n  \\\"relations\\\": ["
+        } else {
+            "\\n  ],\\n  \\\"relations\\\": ["
+        });
+        for (i, &id) in self.relations.iter().enumerate() {
+            let r = g.relation(id);
+            out.push_str(if i == 0 {
+                "\\n    {\\n      \\\"from\\\": "
+            } else {
+                ",\\n    {\\n      \\\"from\\\": "
+            });
+            val(out, r.from);
+            out.push_str(",\\n      \\\"to\\\": ");
+            val(out, r.to);
+            out.push_str(",\\n      \\\"relationType\\\": ");
+            val(out, r.relation_type);
+            out.push_str("\\n    }");
+        }
+        out.push_str(if self.relations.is_empty() {
+            "]\\n}"
+        } else {
+            "\\n  ]\\n}"
+        });
     }
 
-    /// The whole graph.
-    pub fn all(graph: &'g Graph) -> Self {
-        GraphJson {
-            entities: graph
-                .entities()
-                .map(|(_, e)| EntityJson::of(graph, e))
-                .collect(),
-            relations: graph
-                .relations()
-                .map(|(_, r)| RelationJson::of(graph, r))
-                .collect(),
+    /// `{"entities":[...],"relations":[...]}`, compact.
+    fn compact(&self, out: &mut String) {
+        let g = self.graph;
+        let val = |out: &mut String, sym| {
+            out.push('"');
+            json::escape_into(out, g.text(sym));
+            out.push('"');
+        };
+        out.push_str("{\"entities\":[");
+        for (i, &id) in self.entities.iter().enumerate() {
+            let e = g.entity(id);
+            out.push_str(if i == 0 { "{\"name\":" } else { ",{\"name\":" });
+            val(out, e.name);
+            out.push_str(",\"entityType\":");
+            val(out, e.entity_type);
+            out.push_str(",\"observations\":[");
+            for (j, &o) in e.observations.iter().enumerate() {
+                if j > 0 {
+                    out.push(',');
+                }
+                val(out, o);
+            }
+            out.push_str("]}");
         }
+        out.push_str("],\"relations\":[");
+        for (i, &id) in self.relations.iter().enumerate() {
+            let r = g.relation(id);
+            out.push_str(if i == 0 { "{\"from\":" } else { ",{\"from\":" });
+            val(out, r.from);
+            out.push_str(",\"to\":");
+            val(out, r.to);
+            out.push_str(",\"relationType\":");
+            val(out, r.relation_type);
+            out.push('}');
+        }
+        out.push_str("]}");
     }
+}
+
+/// The `CallToolResult` of read_graph, search_nodes and open_nodes: these entities and
+/// relations as pretty text and as structuredContent.
+pub fn graph_result(graph: &Graph, entities: &[EntityId], relations: &[RelationId]) -> String {
+    let w = GraphWriter {
+        graph,
+        entities,
+        relations,
+    };
+    let mut out = String::with_capacity(64 + 256 * entities.len() + 160 * relations.len());
+    out.push_str("{\"content\":[{\"type\":\"text\",\"text\":\"");
+    w.pretty_embedded(&mut out);
+    out.push_str("\"}],\"structuredContent\":");
+    w.compact(&mut out);
+    out.push('}');
+    out
+}
+
+/// The pretty JSON text of these entities and relations as a JSON string literal (quotes
+/// included): the `text` of the knowledge-graph resource.
+pub fn graph_text_literal(
+    graph: &Graph,
+    entities: &[EntityId],
+    relations: &[RelationId],
+) -> String {
+    let w = GraphWriter {
+        graph,
+        entities,
+        relations,
+    };
+    let mut out = String::with_capacity(2 + 200 * entities.len() + 120 * relations.len());
+    out.push('"');
+    w.pretty_embedded(&mut out);
+    out.push('"');
+    out
 }
 
 /// One item of add_observations' result.
@@ -175,4 +282,69 @@ pub fn failure(message: &str) -> String {
         }],
         is_error: true,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{NewEntity, Record, Triple};
+    use alloc::vec;
+    use serde_json::Value;
+
+    /// The writer must produce exactly what serde_json (= JSON.stringify) produces.
+    #[test]
+    fn graph_result_equals_serde_json_formatting() {
+        let mut g = Graph::default();
+        let nasty = "q\"b\\n\nt\tc\u{1}é😀\u{2028}";
+        g.apply(&Record::CreateEntities(vec![
+            NewEntity {
+                name: "A",
+                entity_type: "t",
+                observations: vec![],
+            },
+            NewEntity {
+                name: nasty,
+                entity_type: "",
+                observations: vec!["x", nasty, ""],
+            },
+        ]));
+        g.apply(&Record::CreateRelations(vec![Triple {
+            from: "A",
+            to: nasty,
+            relation_type: "r",
+        }]));
+        let ents: Vec<EntityId> = g.entities().map(|(id, _)| id).collect();
+        let rels: Vec<RelationId> = g.relations().map(|(id, _)| id).collect();
+        for (e, r) in [
+            (&ents[..], &rels[..]),
+            (&ents[..0], &rels[..0]),
+            (&ents[..1], &rels[..0]),
+            (&ents[..0], &rels[..]),
+        ] {
+            #[derive(Serialize)]
+            struct Oracle<'a> {
+                entities: Vec<EntityJson<'a>>,
+                relations: Vec<RelationJson<'a>>,
+            }
+            let oracle = Oracle {
+                entities: e
+                    .iter()
+                    .map(|&id| EntityJson::of(&g, g.entity(id)))
+                    .collect(),
+                relations: r
+                    .iter()
+                    .map(|&id| RelationJson::of(&g, g.relation(id)))
+                    .collect(),
+            };
+            let graph = serde_json::to_value(&oracle).unwrap();
+            let text = serde_json::to_string_pretty(&oracle).unwrap();
+            let result: Value = serde_json::from_str(&graph_result(&g, e, r)).unwrap();
+            assert_eq!(result["content"][0]["text"], Value::String(text.clone()));
+            assert_eq!(result["structuredContent"], graph);
+            assert_eq!(
+                graph_text_literal(&g, e, r),
+                serde_json::to_string(&text).unwrap()
+            );
+        }
+    }
 }

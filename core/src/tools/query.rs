@@ -4,24 +4,33 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use memchr::memmem::Finder;
 
-use super::output::{self, GraphJson};
-use crate::graph::{EntityId, Graph};
+use super::output;
+use crate::graph::{EntityId, Graph, RelationId};
+
+fn everything(graph: &Graph) -> (Vec<EntityId>, Vec<RelationId>) {
+    (
+        graph.entities().map(|(id, _)| id).collect(),
+        graph.relations().map(|(id, _)| id).collect(),
+    )
+}
 
 /// read_graph: every entity, then every relation, in insertion order.
 pub fn read_graph(graph: &Graph) -> String {
-    output::success_json(&GraphJson::all(graph))
+    let (entities, relations) = everything(graph);
+    output::graph_result(graph, &entities, &relations)
 }
 
-/// The text read_graph returns (and `memory://knowledge-graph` holds).
-pub fn read_graph_text(graph: &Graph) -> String {
-    output::pretty(&GraphJson::all(graph))
+/// The text read_graph returns (and `memory://knowledge-graph` holds), as a JSON string.
+pub fn read_graph_text_literal(graph: &Graph) -> String {
+    let (entities, relations) = everything(graph);
+    output::graph_text_literal(graph, &entities, &relations)
 }
 
 /// Entities and the relations touching their names, as a tool result.
 fn subgraph(graph: &Graph, entities: &[EntityId]) -> String {
     let names = entities.iter().map(|&id| graph.entity(id).name);
     let relations = graph.relations_touching(names);
-    output::success_json(&GraphJson::of(graph, entities, &relations))
+    output::graph_result(graph, entities, &relations)
 }
 
 /// search_nodes: entities whose name, type or an observation contains the query, compared
