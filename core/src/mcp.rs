@@ -88,11 +88,15 @@ fn request(msg: &Value) -> Option<Request<'_>> {
     Some(Request { id, method, params })
 }
 
-fn reply(id: &str, result: &str) -> String {
-    let mut out = String::with_capacity(result.len() + id.len() + 32);
-    out.push_str(r#"{"result":"#);
-    out.push_str(result);
-    out.push_str(r#","jsonrpc":"2.0","id":"#);
+/// `{"result":<result>,"jsonrpc":"2.0","id":<id>}`, built in `result`'s own buffer (a
+/// read_graph result is megabytes; it is not copied into a second one).
+fn reply(id: &str, result: impl Into<String>) -> String {
+    const HEAD: &str = r#"{"result":"#;
+    const MID: &str = r#","jsonrpc":"2.0","id":"#;
+    let mut out = result.into();
+    out.reserve(HEAD.len() + MID.len() + id.len() + 1);
+    out.insert_str(0, HEAD);
+    out.push_str(MID);
     out.push_str(id);
     out.push('}');
     out
@@ -217,7 +221,7 @@ impl<L: Log> Memory<L> {
                     .unwrap_or(PROTOCOL_VERSIONS[0]);
                 one(reply(
                     id,
-                    &format!(
+                    format!(
                         r#"{{"protocolVersion":"{version}","capabilities":{SUBSCRIBE_CAPS},"serverInfo":{{"name":"mcp-memory","version":"{}"}},"instructions":{}}}"#,
                         env!("CARGO_PKG_VERSION"),
                         output::compact(INSTRUCTIONS)
@@ -241,7 +245,7 @@ impl<L: Log> Memory<L> {
             }
             "resources/list" => one(reply(
                 id,
-                &format!(
+                format!(
                     r#"{{"resources":[{{"uri":"{GRAPH_URI}","name":"knowledge-graph","title":"Knowledge Graph","description":"The full knowledge graph with all entities and relations","mimeType":"application/json"}}]}}"#
                 ),
             )),
@@ -275,13 +279,17 @@ impl<L: Log> Memory<L> {
             ),
             _ => match &self.unavailable {
                 Some(reason) => error(id, -32603, reason),
-                None => reply(
-                    id,
-                    &format!(
-                        r#"{{"contents":[{{"uri":"{GRAPH_URI}","mimeType":"application/json","text":{}}}]}}"#,
-                        tools::query::read_graph_text_literal(&self.graph)
-                    ),
-                ),
+                None => {
+                    let mut body = tools::query::read_graph_text_literal(&self.graph);
+                    body.insert_str(
+                        0,
+                        &format!(
+                            r#"{{"contents":[{{"uri":"{GRAPH_URI}","mimeType":"application/json","text":"#
+                        ),
+                    );
+                    body.push_str("}]}");
+                    reply(id, body)
+                }
             },
         };
         vec![out]
@@ -289,10 +297,10 @@ impl<L: Log> Memory<L> {
 
     fn call_tool(&mut self, id: &str, name: &str, args: &Value) -> Vec<String> {
         if let Some(reason) = &self.unavailable {
-            return vec![reply(id, &output::failure(reason))];
+            return vec![reply(id, output::failure(reason))];
         }
         match tools::run(&self.catalog, &self.graph, name, args) {
-            Outcome::Done(result) => vec![reply(id, &result)],
+            Outcome::Done(result) => vec![reply(id, result)],
             Outcome::Change(plan) => match self.commit(plan) {
                 Ok(result) => {
                     let mut out = Vec::with_capacity(2);
@@ -301,10 +309,10 @@ impl<L: Log> Memory<L> {
                             r#"{{"method":"notifications/resources/updated","params":{{"uri":"{GRAPH_URI}"}},"jsonrpc":"2.0"}}"#
                         ));
                     }
-                    out.push(reply(id, &result));
+                    out.push(reply(id, result));
                     out
                 }
-                Err(message) => vec![reply(id, &output::failure(&message))],
+                Err(message) => vec![reply(id, output::failure(&message))],
             },
         }
     }

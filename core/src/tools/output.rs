@@ -65,6 +65,34 @@ struct GraphWriter<'g> {
 }
 
 impl GraphWriter<'_> {
+    /// Roughly the bytes the pretty text and the compact copy take together, so the output
+    /// buffer is allocated once.
+    fn estimate(&self) -> usize {
+        let g = self.graph;
+        let len = |sym| g.text(sym).len();
+        let entities: usize = self
+            .entities
+            .iter()
+            .map(|&id| {
+                let e = g.entity(id);
+                135 + 2 * (len(e.name) + len(e.entity_type))
+                    + e.observations
+                        .iter()
+                        .map(|&o| 17 + 2 * len(o))
+                        .sum::<usize>()
+            })
+            .sum();
+        let relations: usize = self
+            .relations
+            .iter()
+            .map(|&id| {
+                let r = g.relation(id);
+                115 + 2 * (len(r.from) + len(r.to) + len(r.relation_type))
+            })
+            .sum();
+        128 + entities + relations
+    }
+
     /// `JSON.stringify({entities, relations}, null, 2)`, written as the body of a JSON string.
     fn pretty_embedded(&self, out: &mut String) {
         let g = self.graph;
@@ -173,7 +201,7 @@ pub fn graph_result(graph: &Graph, entities: &[EntityId], relations: &[RelationI
         entities,
         relations,
     };
-    let mut out = String::with_capacity(64 + 256 * entities.len() + 160 * relations.len());
+    let mut out = String::with_capacity(w.estimate());
     out.push_str("{\"content\":[{\"type\":\"text\",\"text\":\"");
     w.pretty_embedded(&mut out);
     out.push_str("\"}],\"structuredContent\":");
@@ -194,7 +222,7 @@ pub fn graph_text_literal(
         entities,
         relations,
     };
-    let mut out = String::with_capacity(2 + 200 * entities.len() + 120 * relations.len());
+    let mut out = String::with_capacity(w.estimate());
     out.push('"');
     w.pretty_embedded(&mut out);
     out.push('"');
