@@ -141,7 +141,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
 
     #[test]
-    fn acknowledged_change_lost_when_sync_is_durable(
+    fn durable_sync_keeps_every_acknowledged_change_across_crash(
         ops in prop::collection::vec(ops::mutation(), 1..30),
         seed in any::<u64>(),
     ) {
@@ -158,7 +158,7 @@ proptest! {
     }
 
     #[test]
-    fn power_cut_leaves_corrupt_log_or_partial_change(
+    fn power_cut_leaves_state_of_an_acknowledged_prefix(
         steps in prop::collection::vec((ops::mutation(), any::<bool>(), 0u8..4), 1..40),
         seed in any::<u64>(),
     ) {
@@ -177,7 +177,7 @@ proptest! {
     }
 
     #[test]
-    fn appends_after_crash_recovery_are_lost_or_corrupt(
+    fn appends_after_crash_recovery_survive_next_crash(
         rounds in prop::collection::vec(
             prop::collection::vec((ops::mutation(), any::<bool>()), 1..12),
             1..5,
@@ -203,7 +203,7 @@ proptest! {
 /// Zero bytes where a frame should be (space the file system allocated, data that never
 /// arrived) after a partly written frame are a torn tail, not corruption.
 #[test]
-fn zero_filled_tail_after_torn_frame_is_reported_corrupt() {
+fn zero_filled_tail_after_torn_frame_is_torn_not_corrupt() {
     let log = CrashLog::new();
     let mut memory = open(log.clone());
     log.set_sync_is_durable(false);

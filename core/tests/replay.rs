@@ -60,7 +60,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 192, ..ProptestConfig::default() })]
 
     #[test]
-    fn replayed_log_diverges_from_live_memory(
+    fn replay_rebuilds_live_memory_and_reference_answers(
         first in prop::collection::vec(ops::op(), 0..30),
         second in prop::collection::vec(ops::op(), 0..30),
     ) {
@@ -78,7 +78,7 @@ proptest! {
     }
 
     #[test]
-    fn foreign_jsonl_loses_duplicates_or_order(
+    fn foreign_jsonl_converts_losslessly_and_exports_reference_bytes(
         lines in prop::collection::vec(foreign_line(), 0..16),
         crlf in any::<bool>(),
         trailing_newline in any::<bool>(),
@@ -195,7 +195,7 @@ fn foreign_relation_text(r: &Rel, i: usize) -> String {
 /// Deleting most of a large graph re-packs its arenas (ids are renumbered); order,
 /// indexes and replay must survive that.
 #[test]
-fn repacking_after_mass_deletion_breaks_order_or_indexes() {
+fn mass_deletion_repack_keeps_order_indexes_and_replay() {
     let log = MemLog::new();
     let mut memory = open(log.clone());
     let mut model = Model::default();
@@ -283,7 +283,7 @@ fn repacking_after_mass_deletion_breaks_order_or_indexes() {
 
 /// A log opened from records written by another memory replays each record exactly once.
 #[test]
-fn records_replayed_twice_or_skipped_change_the_graph() {
+fn replay_applies_each_record_once() {
     let log = MemLog::new();
     let mut memory = open(log.clone());
     call_ok(

@@ -1,0 +1,1346 @@
+//! One test per tool rule of the reference server (`shared/spec` §2.2–2.3), per deliberate
+//! difference from it, and per rule of the log and notification contract.
+
+mod common;
+
+use common::*;
+use mcp_memory_core::record::{NewEntity, Observations, Record};
+use mcp_memory_core::{Contents, Memory};
+use serde_json::{Value, json};
+
+const GRAPH_URI: &str = "memory://knowledge-graph";
+
+fn fresh() -> (Memory<MemLog>, MemLog) {
+    let log = MemLog::new();
+    (open(log.clone()), log)
+}
+
+/// A memory converted from a reference JSONL file made of these lines.
+fn from_jsonl(lines: &[String]) -> (Memory<MemLog>, MemLog) {
+    let log = MemLog::foreign(lines.join("\n").as_bytes());
+    (open(log.clone()), log)
+}
+
+fn create(memory: &mut Memory<MemLog>, entities: &[Value]) -> Value {
+    call_ok(memory, "create_entities", json!({ "entities": entities }))
+}
+
+fn relate(memory: &mut Memory<MemLog>, relations: &[Value]) -> Value {
+    call_ok(
+        memory,
+        "create_relations",
+        json!({ "relations": relations }),
+    )
+}
+
+fn search(memory: &mut Memory<MemLog>, query: &str) -> Value {
+    call_ok(memory, "search_nodes", json!({ "query": query }))
+}
+
+fn open_nodes(memory: &mut Memory<MemLog>, names: &[&str]) -> Value {
+    call_ok(memory, "open_nodes", json!({ "names": names }))
+}
+
+/// Names of the entities in a `{entities, relations}` result.
+fn names(result: &Value) -> Vec<String> {
+    result["entities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn decoded(bytes: &[u8]) -> Record<'_> {
+    Record::decode(bytes).expect("the core writes records it can read")
+}
+
+// ---------------------------------------------------------------------------------------------
+// create_entities
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn create_entities_skips_existing_name_without_merging() {
+    let (mut m, _) = fresh();
+    create(&mut m, &[entity("A", "person", &["x"])]);
+    let got = create(
+        &mut m,
+        &[entity("A", "robot", &["y"]), entity("B", "t", &[])],
+    );
+    assert_eq!(got, json!({"entities": [entity("B", "t", &[])]}));
+    assert_eq!(
+        graph(&mut m),
+        graph_of(&[entity("A", "person", &["x"]), entity("B", "t", &[])], &[])
+    );
+}
+
+/// Deliberate difference: the reference appends both.
+#[test]
+fn create_entities_creates_only_first_of_same_name_in_one_call() {
+    let (mut m, log) = fresh();
+    let got = create(
+        &mut m,
+        &[
+            entity("A", "first", &["1"]),
+            entity("B", "t", &[]),
+            entity("A", "second", &["2"]),
+        ],
+    );
+    let want = [entity("A", "first", &["1"]), entity("B", "t", &[])];
+    assert_eq!(got, json!({ "entities": want }));
+    assert_eq!(graph(&mut m), graph_of(&want, &[]));
+    // The record holds what was created, not the request.
+    assert_eq!(
+        decoded(&log.records()[0]),
+        Record::CreateEntities(vec![
+            NewEntity {
+                name: "A",
+                entity_type: "first",
+                observations: vec!["1"],
+            },
+            NewEntity {
+                name: "B",
+                entity_type: "t",
+                observations: vec![],
+            },
+        ])
+    );
+}
+
+#[test]
+fn create_entities_keeps_duplicate_observations_and_input_order() {
+    let (mut m, _) = fresh();
+    let input = [
+        entity("C", "t", &["z", "a", "z", ""]),
+        entity("A", "t", &[]),
+    ];
+    assert_eq!(create(&mut m, &input), json!({ "entities": input }));
+    assert_eq!(graph(&mut m), graph_of(&input, &[]));
+}
+
+#[test]
+fn create_entities_compares_names_exactly() {
+    let (mut m, _) = fresh();
+    create(
+        &mut m,
+        &[entity("Alice", "t", &[]), entity("\u{e9}", "t", &[])],
+    );
+    let near = [
+        entity("alice", "t", &[]),
+        entity("ALICE", "t", &[]),
+        entity(" Alice", "t", &[]),
+        entity("Alice ", "t", &[]),
+        entity("e\u{301}", "t", &[]), // NFD twin of the NFC name
+        entity("", "t", &[]),
+    ];
+    assert_eq!(create(&mut m, &near), json!({ "entities": near }));
+    assert_eq!(graph(&mut m)["entities"].as_array().unwrap().len(), 8);
+}
+
+#[test]
+fn create_entities_with_nothing_new_returns_empty_array() {
+    let (mut m, log) = fresh();
+    create(&mut m, &[entity("A", "t", &[])]);
+    let result = call(
+        &mut m,
+        "create_entities",
+        json!({"entities": [entity("A", "t", &["new"])]}),
+    );
+    assert_eq!(text(&result), "[]");
+    assert_eq!(result["structuredContent"], json!({"entities": []}));
+    assert_eq!(log.len(), 1, "a no-op appends no record");
+    let result = call(&mut m, "create_entities", json!({"entities": []}));
+    assert_eq!(text(&result), "[]");
+}
+
+#[test]
+fn tool_result_envelope_matches_reference_bytes() {
+    let (mut m, _) = fresh();
+    let line = json!({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{
+        "name":"create_entities","arguments":{"entities":[{"name":"A","entityType":"t","observations":["o","é"]}]}}})
+    .to_string();
+    let out = m.handle(&line);
+    assert_eq!(out.len(), 1);
+    assert_eq!(
+        out[0],
+        concat!(
+            r#"{"result":{"content":[{"type":"text","text":"[\n  {\n    \"name\": \"A\",\n    \"entityType\": \"t\",\n    \"observations\": [\n      \"o\",\n      \"é\"\n    ]\n  }\n]"}],"#,
+            r#""structuredContent":{"entities":[{"name":"A","entityType":"t","observations":["o","é"]}]}},"jsonrpc":"2.0","id":7}"#
+        )
+    );
+    let line = r#"{"jsonrpc":"2.0","id":"r","method":"tools/call","params":{"name":"read_graph","arguments":{}}}"#;
+    let out = m.handle(line);
+    assert_eq!(
+        out[0],
+        concat!(
+            r#"{"result":{"content":[{"type":"text","text":"{\n  \"entities\": [\n    {\n      \"name\": \"A\",\n      \"entityType\": \"t\",\n      \"observations\": [\n        \"o\",\n        \"é\"\n      ]\n    }\n  ],\n  \"relations\": []\n}"}],"#,
+            r#""structuredContent":{"entities":[{"name":"A","entityType":"t","observations":["o","é"]}],"relations":[]}},"jsonrpc":"2.0","id":"r"}"#
+        )
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// create_relations
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn create_relations_skips_existing_triple() {
+    let (mut m, _) = fresh();
+    relate(&mut m, &[relation("A", "B", "knows")]);
+    let got = relate(
+        &mut m,
+        &[
+            relation("A", "B", "knows"),
+            relation("A", "B", "likes"),
+            relation("B", "A", "knows"),
+            relation("a", "B", "knows"),
+        ],
+    );
+    let new = [
+        relation("A", "B", "likes"),
+        relation("B", "A", "knows"),
+        relation("a", "B", "knows"),
+    ];
+    assert_eq!(got, json!({ "relations": new }));
+    assert_eq!(graph(&mut m)["relations"].as_array().unwrap().len(), 4);
+}
+
+/// Deliberate difference: the reference appends both.
+#[test]
+fn create_relations_creates_only_one_of_equal_triples_in_one_call() {
+    let (mut m, _) = fresh();
+    let got = relate(
+        &mut m,
+        &[
+            relation("A", "B", "k"),
+            relation("C", "D", "k"),
+            relation("A", "B", "k"),
+        ],
+    );
+    let want = [relation("A", "B", "k"), relation("C", "D", "k")];
+    assert_eq!(got, json!({ "relations": want }));
+    assert_eq!(graph(&mut m), graph_of(&[], &want));
+}
+
+#[test]
+fn create_relations_accepts_dangling_and_self_relations() {
+    let (mut m, _) = fresh();
+    create(&mut m, &[entity("A", "t", &[])]);
+    let rels = [
+        relation("X", "Y", "r"),
+        relation("A", "A", "self"),
+        relation("", "", ""),
+    ];
+    assert_eq!(relate(&mut m, &rels), json!({ "relations": rels }));
+    assert_eq!(graph(&mut m), graph_of(&[entity("A", "t", &[])], &rels));
+}
+
+// ---------------------------------------------------------------------------------------------
+// add_observations
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn add_observations_to_missing_entity_changes_nothing() {
+    let (mut m, log) = fresh();
+    create(&mut m, &[entity("A", "t", &["x"])]);
+    let before = graph(&mut m);
+    let (records, appends, syncs) = (log.len(), log.appends(), log.syncs());
+    let err = call_err(
+        &mut m,
+        "add_observations",
+        json!({"observations": [
+            {"entityName": "A", "contents": ["earlier item"]},
+            {"entityName": "Missing", "contents": ["x"]},
+            {"entityName": "A", "contents": ["later item"]},
+        ]}),
+    );
+    assert_eq!(err, "Entity with name Missing not found");
+    assert_eq!(
+        graph(&mut m),
+        before,
+        "not even the earlier item's additions"
+    );
+    assert_eq!(
+        (log.len(), log.appends(), log.syncs()),
+        (records, appends, syncs),
+        "no record was appended"
+    );
+    // Nothing leaked into a later replay either.
+    let mut replayed = open(log.reopened());
+    assert_eq!(graph(&mut replayed), before);
+}
+
+#[test]
+fn add_observations_error_inserts_name_raw() {
+    let (mut m, _) = fresh();
+    let name = "a \"b\"\n\\c";
+    let err = call_err(
+        &mut m,
+        "add_observations",
+        json!({"observations": [{"entityName": name, "contents": []}]}),
+    );
+    assert_eq!(err, format!("Entity with name {name} not found"));
+}
+
+#[test]
+fn add_observations_entity_name_is_case_sensitive() {
+    let (mut m, _) = fresh();
+    create(&mut m, &[entity("Alice", "t", &[])]);
+    let err = call_err(
+        &mut m,
+        "add_observations",
+        json!({"observations": [{"entityName": "alice", "contents": ["x"]}]}),
+    );
+    assert_eq!(err, "Entity with name alice not found");
+}
+
+#[test]
+fn add_observations_skips_present_observations() {
+    let (mut m, log) = fresh();
+    create(&mut m, &[entity("A", "t", &["x", "Y"])]);
+    let got = call_ok(
+        &mut m,
+        "add_observations",
+        json!({"observations": [{"entityName": "A", "contents": ["x", "y", "Y", ""]}]}),
+    );
+    assert_eq!(
+        got,
+        json!({"results": [{"entityName": "A", "addedObservations": ["y", ""]}]})
+    );
+    assert_eq!(
+        graph(&mut m)["entities"][0]["observations"],
+        json!(["x", "Y", "y", ""])
+    );
+    // The record holds only what was added.
+    assert_eq!(
+        decoded(&log.records()[1]),
+        Record::AddObservations(vec![Observations {
+            entity: "A",
+            contents: vec!["y", ""],
+        }])
+    );
+    // Nothing new at all: a no-op with an empty addition, and no record.
+    let got = call_ok(
+        &mut m,
+        "add_observations",
+        json!({"observations": [{"entityName": "A", "contents": ["x"]}]}),
+    );
+    assert_eq!(
+        got,
+        json!({"results": [{"entityName": "A", "addedObservations": []}]})
+    );
+    assert_eq!(log.len(), 2);
+}
+
+#[test]
+fn add_observations_second_item_sees_first_items_additions() {
+    let (mut m, _) = fresh();
+    create(&mut m, &[entity("A", "t", &["x"]), entity("B", "t", &[])]);
+    let got = call_ok(
+        &mut m,
+        "add_observations",
+        json!({"observations": [
+            {"entityName": "A", "contents": ["y"]},
+            {"entityName": "B", "contents": ["y"]},
+            {"entityName": "A", "contents": ["y", "z"]},
+        ]}),
+    );
+    assert_eq!(
+        got,
+        json!({"results": [
+            {"entityName": "A", "addedObservations": ["y"]},
+            {"entityName": "B", "addedObservations": ["y"]},
+            {"entityName": "A", "addedObservations": ["z"]},
+        ]})
+    );
+    assert_eq!(
+        graph(&mut m),
+        graph_of(
+            &[entity("A", "t", &["x", "y", "z"]), entity("B", "t", &["y"])],
+            &[]
+        )
+    );
+}
+
+/// As in the reference: duplicates inside one `contents` are checked against the entity as
+/// it was before the item, so both are added.
+#[test]
+fn add_observations_keeps_duplicates_inside_contents() {
+    let (mut m, _) = fresh();
+    create(&mut m, &[entity("A", "t", &["x"])]);
+    let got = call_ok(
+        &mut m,
+        "add_observations",
+        json!({"observations": [{"entityName": "A", "contents": ["n", "x", "n"]}]}),
+    );
+    assert_eq!(
+        got,
+        json!({"results": [{"entityName": "A", "addedObservations": ["n", "n"]}]})
+    );
+    assert_eq!(
+        graph(&mut m)["entities"][0]["observations"],
+        json!(["x", "n", "n"])
+    );
+}
+
+#[test]
+fn add_observations_changes_only_first_same_name_entity() {
+    let (mut m, _) = from_jsonl(&[
+        entity_line("A", "first", &["x"]),
+        entity_line("A", "second", &[]),
+    ]);
+    let got = call_ok(
+        &mut m,
+        "add_observations",
+        json!({"observations": [{"entityName": "A", "contents": ["x", "y"]}]}),
+    );
+    assert_eq!(
+        got,
+        json!({"results": [{"entityName": "A", "addedObservations": ["y"]}]})
+    );
+    assert_eq!(
+        graph(&mut m),
+        graph_of(
+            &[
+                entity("A", "first", &["x", "y"]),
+                entity("A", "second", &[])
+            ],
+            &[]
+        )
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// delete_entities
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn delete_entities_removes_every_same_name_entity() {
+    let (mut m, _) = from_jsonl(&[
+        entity_line("A", "first", &[]),
+        entity_line("B", "t", &[]),
+        entity_line("A", "second", &[]),
+    ]);
+    call_ok(&mut m, "delete_entities", json!({"entityNames": ["A"]}));
+    assert_eq!(graph(&mut m), graph_of(&[entity("B", "t", &[])], &[]));
+}
+
+#[test]
+fn delete_entities_cascades_to_incoming_outgoing_and_self_relations() {
+    let (mut m, _) = fresh();
+    create(
+        &mut m,
+        &[
+            entity("A", "t", &[]),
+            entity("B", "t", &[]),
+            entity("C", "t", &[]),
+        ],
+    );
+    relate(
+        &mut m,
+        &[
+            relation("A", "B", "out"),
+            relation("C", "A", "in"),
+            relation("A", "A", "self"),
+            relation("B", "C", "other"),
+        ],
+    );
+    call_ok(&mut m, "delete_entities", json!({"entityNames": ["A"]}));
+    assert_eq!(
+        graph(&mut m),
+        graph_of(
+            &[entity("B", "t", &[]), entity("C", "t", &[])],
+            &[relation("B", "C", "other")]
+        )
+    );
+}
+
+/// The cascade uses the requested names, so a name with no entity still takes its
+/// dangling relations with it.
+#[test]
+fn delete_entities_cascades_on_missing_names() {
+    let (mut m, log) = fresh();
+    create(&mut m, &[entity("A", "t", &[])]);
+    relate(
+        &mut m,
+        &[
+            relation("X", "Y", "dangling"),
+            relation("A", "X", "to ghost"),
+            relation("A", "Y", "kept"),
+        ],
+    );
+    let records = log.len();
+    let got = call_ok(&mut m, "delete_entities", json!({"entityNames": ["X"]}));
+    assert_eq!(
+        got,
+        json!({"success": true, "message": "Entities deleted successfully"})
+    );
+    assert_eq!(
+        graph(&mut m),
+        graph_of(&[entity("A", "t", &[])], &[relation("A", "Y", "kept")])
+    );
+    assert_eq!(log.len(), records + 1, "the cascade is logged");
+}
+
+#[test]
+fn delete_entities_of_missing_or_no_names_succeeds_silently() {
+    let (mut m, log) = fresh();
+    create(&mut m, &[entity("A", "t", &[])]);
+    let before = graph(&mut m);
+    for names in [json!([]), json!(["nope", "a", ""])] {
+        let result = call(&mut m, "delete_entities", json!({ "entityNames": names }));
+        assert_eq!(text(&result), "Entities deleted successfully");
+        assert_eq!(
+            result["structuredContent"],
+            json!({"success": true, "message": "Entities deleted successfully"})
+        );
+    }
+    assert_eq!(graph(&mut m), before);
+    assert_eq!(log.len(), 1, "no-ops append nothing");
+}
+
+// ---------------------------------------------------------------------------------------------
+// delete_observations
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn delete_observations_removes_every_occurrence() {
+    let (mut m, _) = fresh();
+    create(&mut m, &[entity("A", "t", &["x", "y", "x", "z", "x", "X"])]);
+    call_ok(
+        &mut m,
+        "delete_observations",
+        json!({"deletions": [{"entityName": "A", "observations": ["x", "x"]}]}),
+    );
+    assert_eq!(
+        graph(&mut m)["entities"][0]["observations"],
+        json!(["y", "z", "X"])
+    );
+}
+
+#[test]
+fn delete_observations_changes_only_first_same_name_entity() {
+    let (mut m, _) = from_jsonl(&[
+        entity_line("A", "first", &["x", "y"]),
+        entity_line("A", "second", &["x"]),
+    ]);
+    call_ok(
+        &mut m,
+        "delete_observations",
+        json!({"deletions": [{"entityName": "A", "observations": ["x"]}]}),
+    );
+    assert_eq!(
+        graph(&mut m),
+        graph_of(
+            &[entity("A", "first", &["y"]), entity("A", "second", &["x"])],
+            &[]
+        )
+    );
+}
+
+#[test]
+fn delete_observations_of_missing_entity_or_observation_succeeds_silently() {
+    let (mut m, log) = fresh();
+    create(&mut m, &[entity("A", "t", &["x"])]);
+    let before = graph(&mut m);
+    let result = call(
+        &mut m,
+        "delete_observations",
+        json!({"deletions": [
+            {"entityName": "Nope", "observations": ["x"]},
+            {"entityName": "A", "observations": ["X", "nothing", ""]},
+        ]}),
+    );
+    assert_eq!(text(&result), "Observations deleted successfully");
+    assert_eq!(
+        result["structuredContent"],
+        json!({"success": true, "message": "Observations deleted successfully"})
+    );
+    assert_eq!(graph(&mut m), before);
+    assert_eq!(log.len(), 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// delete_relations
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn delete_relations_removes_duplicate_triples() {
+    let (mut m, _) = from_jsonl(&[
+        relation_line("A", "B", "k"),
+        relation_line("A", "B", "l"),
+        relation_line("A", "B", "k"),
+    ]);
+    let result = call(
+        &mut m,
+        "delete_relations",
+        json!({"relations": [relation("A", "B", "k")]}),
+    );
+    assert_eq!(text(&result), "Relations deleted successfully");
+    assert_eq!(graph(&mut m), graph_of(&[], &[relation("A", "B", "l")]));
+}
+
+#[test]
+fn delete_relations_ignores_near_misses() {
+    let (mut m, log) = fresh();
+    relate(&mut m, &[relation("A", "B", "k")]);
+    call_ok(
+        &mut m,
+        "delete_relations",
+        json!({"relations": [
+            relation("a", "B", "k"),
+            relation("A", "B", "K"),
+            relation("B", "A", "k"),
+            relation("A", "B", "k "),
+        ]}),
+    );
+    assert_eq!(graph(&mut m), graph_of(&[], &[relation("A", "B", "k")]));
+    assert_eq!(log.len(), 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// read_graph
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn read_graph_keeps_file_order_duplicates_and_dangling_relations() {
+    let (mut m, _) = from_jsonl(&[
+        relation_line("Z", "Q", "dangling"),
+        entity_line("B", "t", &[]),
+        entity_line("A", "t", &["1"]),
+        entity_line("B", "dup", &[]),
+        relation_line("B", "A", "r"),
+        relation_line("Z", "Q", "dangling"),
+    ]);
+    create(&mut m, &[entity("0", "t", &[])]);
+    assert_eq!(
+        graph(&mut m),
+        graph_of(
+            &[
+                entity("B", "t", &[]),
+                entity("A", "t", &["1"]),
+                entity("B", "dup", &[]),
+                entity("0", "t", &[]),
+            ],
+            &[
+                relation("Z", "Q", "dangling"),
+                relation("B", "A", "r"),
+                relation("Z", "Q", "dangling"),
+            ]
+        )
+    );
+}
+
+#[test]
+fn read_graph_ignores_extra_arguments() {
+    let (mut m, _) = fresh();
+    assert_eq!(
+        call_ok(&mut m, "read_graph", json!({"junk": [1, 2], "query": 5})),
+        graph_of(&[], &[])
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// search_nodes
+// ---------------------------------------------------------------------------------------------
+
+fn search_fixture() -> Memory<MemLog> {
+    let (mut m, _) = fresh();
+    create(
+        &mut m,
+        &[
+            entity("Alice", "person", &["Likes TEA"]),
+            entity("Bob", "robot", &[]),
+            entity("Carol", "person", &["plays chess"]),
+        ],
+    );
+    m
+}
+
+#[test]
+fn search_nodes_matches_name_type_or_observation_substring() {
+    let mut m = search_fixture();
+    assert_eq!(names(&search(&mut m, "LIC")), ["Alice"], "name");
+    assert_eq!(names(&search(&mut m, "ROB")), ["Bob"], "type");
+    assert_eq!(names(&search(&mut m, "tea")), ["Alice"], "observation");
+    assert_eq!(names(&search(&mut m, "ess")), ["Carol"], "mid-word");
+    assert_eq!(names(&search(&mut m, "o")), ["Alice", "Bob", "Carol"]);
+    assert_eq!(search(&mut m, "zzz"), graph_of(&[], &[]));
+    assert_eq!(
+        search(&mut m, "alice bob"),
+        graph_of(&[], &[]),
+        "no tokenizing"
+    );
+}
+
+#[test]
+fn search_nodes_lowercases_final_sigma_like_javascript() {
+    let (mut m, _) = fresh();
+    create(&mut m, &[entity("ΟΔΟΣ", "t", &[])]);
+    // JS lowercases ΟΔΟΣ to οδος: final sigma ς, not σ.
+    assert_eq!(names(&search(&mut m, "ς")), ["ΟΔΟΣ"]);
+    assert_eq!(names(&search(&mut m, "ΟΔΟΣ")), ["ΟΔΟΣ"]);
+    assert_eq!(names(&search(&mut m, "οδος")), ["ΟΔΟΣ"]);
+    assert_eq!(search(&mut m, "σ"), graph_of(&[], &[]));
+    assert_eq!(
+        search(&mut m, "Σ"),
+        graph_of(&[], &[]),
+        "a lone Σ lowercases to σ"
+    );
+    assert_eq!(search(&mut m, "οδοσ"), graph_of(&[], &[]));
+}
+
+#[test]
+fn search_nodes_lowercases_dotted_capital_i_like_javascript() {
+    let (mut m, _) = fresh();
+    create(&mut m, &[entity("İstanbul", "city", &[])]);
+    // İ lowercases to i + U+0307, which contains i.
+    for q in ["I", "i", "İ", "İSTANBUL", "i\u{307}stanbul"] {
+        assert_eq!(names(&search(&mut m, q)), ["İstanbul"], "query {q:?}");
+    }
+    for q in ["istanbul", "ı", "ISTANBUL"] {
+        assert_eq!(search(&mut m, q), graph_of(&[], &[]), "query {q:?}");
+    }
+}
+
+#[test]
+fn search_nodes_neither_case_folds_nor_normalizes() {
+    let (mut m, _) = fresh();
+    create(
+        &mut m,
+        &[
+            entity("straße", "t", &[]),
+            entity("Kelvin", "t", &[]),
+            entity("caf\u{e9}", "t", &[]),
+        ],
+    );
+    assert_eq!(
+        search(&mut m, "SS"),
+        graph_of(&[], &[]),
+        "lowercase, not case fold"
+    );
+    assert_eq!(names(&search(&mut m, "ẞ")), ["straße"], "ẞ lowercases to ß");
+    assert_eq!(
+        names(&search(&mut m, "\u{212a}")),
+        ["Kelvin"],
+        "Kelvin sign is K"
+    );
+    assert_eq!(names(&search(&mut m, "CAF\u{c9}")), ["caf\u{e9}"]);
+    assert_eq!(
+        search(&mut m, "cafe\u{301}"),
+        graph_of(&[], &[]),
+        "NFD does not match NFC"
+    );
+}
+
+#[test]
+fn search_nodes_empty_query_matches_every_entity() {
+    let (mut m, _) = fresh();
+    let all = [
+        entity("", "", &[]),
+        entity("A", "t", &["x"]),
+        entity("ΟΔΟΣ", "", &[""]),
+    ];
+    create(&mut m, &all);
+    relate(&mut m, &[relation("A", "", "r")]);
+    assert_eq!(
+        search(&mut m, ""),
+        graph_of(&all, &[relation("A", "", "r")])
+    );
+}
+
+#[test]
+fn search_nodes_includes_relations_to_unmatched_and_missing_nodes() {
+    let mut m = search_fixture();
+    let rels = [
+        relation("Alice", "Bob", "knows"),
+        relation("Bob", "Carol", "knows"),
+        relation("Ghost", "Alice", "haunts"),
+        relation("Carol", "Ghost", "fears"),
+        relation("Alice", "Alice", "self"),
+    ];
+    relate(&mut m, &rels);
+    let got = search(&mut m, "lic");
+    assert_eq!(
+        got,
+        graph_of(
+            &[entity("Alice", "person", &["Likes TEA"])],
+            &[rels[0].clone(), rels[2].clone(), rels[4].clone()]
+        )
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// open_nodes
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn open_nodes_returns_relations_with_either_endpoint_among_found_names_only() {
+    let (mut m, _) = fresh();
+    create(
+        &mut m,
+        &[
+            entity("A", "t", &[]),
+            entity("B", "t", &[]),
+            entity("C", "t", &[]),
+        ],
+    );
+    let rels = [
+        relation("A", "B", "out"),
+        relation("C", "A", "in"),
+        relation("B", "C", "neither"),
+        relation("X", "A", "from ghost"),
+        relation("X", "B", "ghost only"),
+    ];
+    relate(&mut m, &rels);
+    assert_eq!(
+        open_nodes(&mut m, &["A", "X"]),
+        graph_of(
+            &[entity("A", "t", &[])],
+            &[rels[0].clone(), rels[1].clone(), rels[3].clone()]
+        )
+    );
+    // A missing name brings nothing, not even its dangling relations.
+    assert_eq!(open_nodes(&mut m, &["X"]), graph_of(&[], &[]));
+}
+
+#[test]
+fn open_nodes_dedups_names_and_keeps_graph_order() {
+    let (mut m, _) = fresh();
+    create(
+        &mut m,
+        &[
+            entity("A", "t", &[]),
+            entity("B", "t", &[]),
+            entity("C", "t", &[]),
+        ],
+    );
+    relate(&mut m, &[relation("A", "B", "r")]);
+    assert_eq!(
+        open_nodes(&mut m, &["C", "A", "A", "missing", "a"]),
+        graph_of(
+            &[entity("A", "t", &[]), entity("C", "t", &[])],
+            &[relation("A", "B", "r")]
+        )
+    );
+    assert_eq!(open_nodes(&mut m, &[]), graph_of(&[], &[]));
+}
+
+#[test]
+fn open_nodes_returns_every_same_name_entity() {
+    let (mut m, _) = from_jsonl(&[
+        entity_line("A", "first", &[]),
+        entity_line("B", "t", &[]),
+        entity_line("A", "second", &[]),
+    ]);
+    assert_eq!(
+        open_nodes(&mut m, &["A"]),
+        graph_of(
+            &[entity("A", "first", &[]), entity("A", "second", &[])],
+            &[]
+        )
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors and validation
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn validation_errors_match_reference_texts() {
+    let (mut m, log) = fresh();
+    let prefix = "MCP error -32602: Input validation error: Invalid arguments for tool";
+    let cases = [
+        (
+            "create_entities",
+            json!({"entities": [{"name": 1, "entityType": "t", "observations": []}]}),
+            "create_entities: Invalid input: expected string, received number at entities[0].name",
+        ),
+        (
+            "create_entities",
+            json!({}),
+            "create_entities: Invalid input: expected array, received undefined at entities",
+        ),
+        (
+            "create_entities",
+            json!({"entities": [{"name": "A", "entityType": null, "observations": [1, "x"]}]}),
+            "create_entities: Invalid input: expected string, received null at entities[0].entityType\nInvalid input: expected string, received number at entities[0].observations[0]",
+        ),
+        (
+            "create_relations",
+            json!({"relations": [{"from": "A", "to": "B"}]}),
+            "create_relations: Invalid input: expected string, received undefined at relations[0].relationType",
+        ),
+        (
+            "add_observations",
+            json!({"observations": [{"entityName": "A", "contents": [true]}]}),
+            "add_observations: Invalid input: expected string, received boolean at observations[0].contents[0]",
+        ),
+        (
+            "delete_entities",
+            json!({"entityNames": "A"}),
+            "delete_entities: Invalid input: expected array, received string at entityNames",
+        ),
+        (
+            "delete_observations",
+            json!({"deletions": [{"entityName": "A", "observations": {}}]}),
+            "delete_observations: Invalid input: expected array, received object at deletions[0].observations",
+        ),
+        (
+            "delete_relations",
+            json!({"relations": [7]}),
+            "delete_relations: Invalid input: expected object, received number at relations[0]",
+        ),
+        (
+            "search_nodes",
+            json!({"query": ["x"]}),
+            "search_nodes: Invalid input: expected string, received array at query",
+        ),
+        (
+            "open_nodes",
+            json!({"names": [null]}),
+            "open_nodes: Invalid input: expected string, received null at names[0]",
+        ),
+    ];
+    for (tool, args, issues) in cases {
+        assert_eq!(call_err(&mut m, tool, args), format!("{prefix} {issues}"));
+    }
+    assert_eq!(log.len(), 0, "failed validation appends nothing");
+}
+
+#[test]
+fn omitted_arguments_are_an_empty_object() {
+    let (mut m, _) = fresh();
+    let reply = request(&mut m, "tools/call", json!({"name": "read_graph"}));
+    assert_eq!(reply["result"]["structuredContent"], graph_of(&[], &[]));
+    let reply = request(&mut m, "tools/call", json!({"name": "create_entities"}));
+    assert_eq!(
+        text(&reply["result"]),
+        "MCP error -32602: Input validation error: Invalid arguments for tool create_entities: Invalid input: expected array, received undefined at entities"
+    );
+}
+
+#[test]
+fn non_object_arguments_are_a_jsonrpc_error() {
+    let (mut m, _) = fresh();
+    for args in [json!([]), json!(null), json!("x")] {
+        let reply = request(
+            &mut m,
+            "tools/call",
+            json!({"name": "read_graph", "arguments": args}),
+        );
+        assert!(reply.get("result").is_none(), "{reply}");
+        assert_eq!(reply["error"]["code"], json!(-32603));
+        let issues: Value =
+            serde_json::from_str(reply["error"]["message"].as_str().unwrap()).unwrap();
+        assert_eq!(issues[0]["path"], json!(["params", "arguments"]));
+        assert_eq!(issues[0]["expected"], "record");
+    }
+}
+
+#[test]
+fn extra_properties_are_stripped() {
+    let (mut m, _) = fresh();
+    let got = call_ok(
+        &mut m,
+        "create_entities",
+        json!({"entities": [{"name": "A", "entityType": "t", "observations": [], "extra": 1}],
+               "also": true}),
+    );
+    assert_eq!(got, json!({"entities": [entity("A", "t", &[])]}));
+    call_ok(
+        &mut m,
+        "create_relations",
+        json!({"relations": [{"from": "A", "to": "B", "relationType": "r", "weight": 2}]}),
+    );
+    assert_eq!(
+        graph(&mut m),
+        graph_of(&[entity("A", "t", &[])], &[relation("A", "B", "r")])
+    );
+}
+
+#[test]
+fn unknown_tool_is_a_tool_error() {
+    let (mut m, log) = fresh();
+    let reply = request(
+        &mut m,
+        "tools/call",
+        json!({"name": "drop_graph", "arguments": {}}),
+    );
+    assert!(reply.get("error").is_none(), "{reply}");
+    assert_eq!(
+        reply["result"],
+        json!({"content": [{"type": "text", "text": "MCP error -32602: Tool drop_graph not found"}],
+               "isError": true})
+    );
+    assert_eq!(log.appends(), 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The log contract
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn every_change_appends_one_record_and_syncs_before_reply() {
+    let (mut m, log) = fresh();
+    create(&mut m, &[entity("A", "t", &[])]);
+    assert_eq!((log.len(), log.syncs()), (1, 1));
+    relate(&mut m, &[relation("A", "A", "r")]);
+    call_ok(
+        &mut m,
+        "add_observations",
+        json!({"observations": [{"entityName": "A", "contents": ["o"]}]}),
+    );
+    call_ok(
+        &mut m,
+        "delete_observations",
+        json!({"deletions": [{"entityName": "A", "observations": ["o"]}]}),
+    );
+    call_ok(
+        &mut m,
+        "delete_relations",
+        json!({"relations": [relation("A", "A", "r")]}),
+    );
+    call_ok(&mut m, "delete_entities", json!({"entityNames": ["A"]}));
+    assert_eq!(
+        (log.len(), log.syncs()),
+        (6, 6),
+        "one record and one sync each"
+    );
+    let kinds: Vec<&str> = log
+        .records()
+        .iter()
+        .map(|r| match decoded(r) {
+            Record::CreateEntities(_) => "create_entities",
+            Record::CreateRelations(_) => "create_relations",
+            Record::AddObservations(_) => "add_observations",
+            Record::DeleteEntities(_) => "delete_entities",
+            Record::DeleteObservations(_) => "delete_observations",
+            Record::DeleteRelations(_) => "delete_relations",
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "create_entities",
+            "create_relations",
+            "add_observations",
+            "delete_observations",
+            "delete_relations",
+            "delete_entities"
+        ]
+    );
+}
+
+#[test]
+fn reads_append_nothing() {
+    let (mut m, log) = fresh();
+    create(&mut m, &[entity("A", "t", &["x"])]);
+    graph(&mut m);
+    search(&mut m, "a");
+    open_nodes(&mut m, &["A"]);
+    request(&mut m, "resources/read", json!({"uri": GRAPH_URI}));
+    request(&mut m, "tools/list", json!({}));
+    assert_eq!((log.appends(), log.syncs()), (1, 1));
+}
+
+#[test]
+fn failing_log_append_reports_error_and_leaves_graph_unchanged() {
+    let (mut m, log) = fresh();
+    request(&mut m, "resources/subscribe", json!({"uri": GRAPH_URI}));
+    create(&mut m, &[entity("A", "t", &["x"])]);
+    relate(&mut m, &[relation("A", "B", "r")]);
+    let before = graph(&mut m);
+    let (records, syncs) = (log.len(), log.syncs());
+    let calls = [
+        (
+            "create_entities",
+            json!({"entities": [entity("N", "t", &[])]}),
+        ),
+        (
+            "create_relations",
+            json!({"relations": [relation("A", "N", "r")]}),
+        ),
+        (
+            "add_observations",
+            json!({"observations": [{"entityName": "A", "contents": ["y"]}]}),
+        ),
+        ("delete_entities", json!({"entityNames": ["A"]})),
+        (
+            "delete_observations",
+            json!({"deletions": [{"entityName": "A", "observations": ["x"]}]}),
+        ),
+        (
+            "delete_relations",
+            json!({"relations": [relation("A", "B", "r")]}),
+        ),
+    ];
+    for (tool, args) in calls {
+        log.fail_next_append("No space left on device (os error 28)");
+        let out = call_all(&mut m, tool, args);
+        assert_eq!(out.len(), 1, "no notification for a failed change: {out:?}");
+        let result = &out[0]["result"];
+        assert_eq!(result["isError"], json!(true), "{tool}: {result}");
+        assert_eq!(
+            text(result),
+            "The change was not saved: No space left on device (os error 28)"
+        );
+        assert_eq!(graph(&mut m), before, "{tool} changed the graph");
+    }
+    assert_eq!((log.len(), log.syncs()), (records, syncs));
+    // The memory still works afterwards.
+    create(&mut m, &[entity("N", "t", &[])]);
+    assert_eq!(log.len(), records + 1);
+}
+
+/// A failed sync is reported; the change was appended, so the graph must hold it too,
+/// or the live memory and its replay would disagree.
+#[test]
+fn failing_sync_reports_error_and_keeps_graph_equal_to_log() {
+    let (mut m, log) = fresh();
+    log.fail_next_sync("EIO");
+    let err = call_err(
+        &mut m,
+        "create_entities",
+        json!({"entities": [entity("A", "t", &[])]}),
+    );
+    assert_eq!(err, "The change was written but may not be durable: EIO");
+    let live = graph(&mut m);
+    let mut replayed = open(log.reopened());
+    assert_eq!(graph(&mut replayed), live);
+    assert_eq!(live, graph_of(&[entity("A", "t", &[])], &[]));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resource notifications
+// ---------------------------------------------------------------------------------------------
+
+fn updated() -> Value {
+    json!({"method": "notifications/resources/updated", "params": {"uri": GRAPH_URI}, "jsonrpc": "2.0"})
+}
+
+/// One call of each mutation tool, each a no-op on an empty graph.
+fn noop_mutations() -> Vec<(&'static str, Value)> {
+    vec![
+        ("create_entities", json!({"entities": []})),
+        ("create_relations", json!({"relations": []})),
+        ("add_observations", json!({"observations": []})),
+        ("delete_entities", json!({"entityNames": ["nobody"]})),
+        (
+            "delete_observations",
+            json!({"deletions": [{"entityName": "nobody", "observations": ["x"]}]}),
+        ),
+        (
+            "delete_relations",
+            json!({"relations": [relation("a", "b", "c")]}),
+        ),
+    ]
+}
+
+#[test]
+fn notification_only_when_subscribed_to_graph_uri() {
+    let (mut m, _) = fresh();
+    let out = call_all(
+        &mut m,
+        "create_entities",
+        json!({"entities": [entity("A", "t", &[])]}),
+    );
+    assert_eq!(out.len(), 1, "{out:?}");
+    request(
+        &mut m,
+        "resources/subscribe",
+        json!({"uri": "memory://other"}),
+    );
+    let out = call_all(
+        &mut m,
+        "create_entities",
+        json!({"entities": [entity("B", "t", &[])]}),
+    );
+    assert_eq!(out.len(), 1, "subscribed to another URI: {out:?}");
+}
+
+#[test]
+fn notification_precedes_reply_when_subscribed() {
+    let (mut m, _) = fresh();
+    let ack = request(&mut m, "resources/subscribe", json!({"uri": GRAPH_URI}));
+    assert_eq!(ack["result"], json!({}));
+    let raw = m.handle(
+        &json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{
+            "name":"create_entities","arguments":{"entities":[entity("A","t",&[])]}}})
+        .to_string(),
+    );
+    assert_eq!(raw.len(), 2, "{raw:?}");
+    assert_eq!(
+        raw[0],
+        r#"{"method":"notifications/resources/updated","params":{"uri":"memory://knowledge-graph"},"jsonrpc":"2.0"}"#
+    );
+    assert!(raw[1].starts_with(r#"{"result":"#), "{}", raw[1]);
+}
+
+#[test]
+fn notification_sent_for_noop_mutations() {
+    let (mut m, log) = fresh();
+    request(&mut m, "resources/subscribe", json!({"uri": GRAPH_URI}));
+    for (tool, args) in noop_mutations() {
+        let out = call_all(&mut m, tool, args);
+        assert_eq!(out.len(), 2, "{tool}: {out:?}");
+        assert_eq!(out[0], updated(), "{tool}");
+    }
+    assert_eq!(log.appends(), 0, "no-ops append nothing");
+}
+
+#[test]
+fn no_notification_for_failed_calls_or_reads() {
+    let (mut m, _) = fresh();
+    request(&mut m, "resources/subscribe", json!({"uri": GRAPH_URI}));
+    let quiet = [
+        (
+            "add_observations",
+            json!({"observations": [{"entityName": "nobody", "contents": ["x"]}]}),
+        ),
+        ("create_entities", json!({"entities": [{"name": 1}]})),
+        ("delete_entities", json!({})),
+        ("no_such_tool", json!({})),
+        ("read_graph", json!({})),
+        ("search_nodes", json!({"query": ""})),
+        ("open_nodes", json!({"names": []})),
+    ];
+    for (tool, args) in quiet {
+        let out = call_all(&mut m, tool, args);
+        assert_eq!(out.len(), 1, "{tool}: {out:?}");
+    }
+}
+
+#[test]
+fn unsubscribe_stops_notifications_for_graph_uri_only() {
+    let (mut m, _) = fresh();
+    request(&mut m, "resources/subscribe", json!({"uri": GRAPH_URI}));
+    request(
+        &mut m,
+        "resources/unsubscribe",
+        json!({"uri": "memory://other"}),
+    );
+    let out = call_all(&mut m, "delete_entities", json!({"entityNames": []}));
+    assert_eq!(out.len(), 2, "unsubscribing another URI keeps this one");
+    let ack = request(&mut m, "resources/unsubscribe", json!({"uri": GRAPH_URI}));
+    assert_eq!(ack["result"], json!({}));
+    let out = call_all(&mut m, "delete_entities", json!({"entityNames": []}));
+    assert_eq!(out.len(), 1, "{out:?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reference memory files (deliberate difference 3)
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn foreign_file_with_bom_null_lines_or_missing_observations_is_repaired_with_warnings() {
+    let file = format!(
+        "\u{feff}{}\nnull\n{}\n{}",
+        entity_line("A", "t", &["x"]),
+        r#"{"type":"entity","name":"B","entityType":"t"}"#,
+        relation_line("A", "B", "r")
+    );
+    let log = MemLog::foreign(file.as_bytes());
+    let (mut m, warnings) = open_with_warnings(log.clone());
+    assert_eq!(warnings.len(), 4, "{warnings:?}");
+    assert!(warnings[0].contains("byte order mark"), "{warnings:?}");
+    assert!(
+        warnings.iter().any(|w| w.contains("1 line(s)")),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("without `observations`"))
+    );
+    assert!(warnings[3].contains("converted"), "{warnings:?}");
+    let want = graph_of(
+        &[entity("A", "t", &["x"]), entity("B", "t", &[])],
+        &[relation("A", "B", "r")],
+    );
+    assert_eq!(graph(&mut m), want);
+    assert_eq!(log.replaces(), 1, "the file was converted to records");
+    let mut replayed = open(log.reopened());
+    assert_eq!(graph(&mut replayed), want);
+    // Tools work, including add_observations on the entity that had no observations.
+    call_ok(
+        &mut m,
+        "add_observations",
+        json!({"observations": [{"entityName": "B", "contents": ["y"]}]}),
+    );
+}
+
+fn assert_refused(file: &[u8], line: usize) {
+    let log = MemLog::foreign(file);
+    let (mut m, warnings) = open_with_warnings(log.clone());
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    for (tool, args) in [
+        ("read_graph", json!({})),
+        ("search_nodes", json!({"query": ""})),
+        ("open_nodes", json!({"names": ["A"]})),
+        (
+            "create_entities",
+            json!({"entities": [entity("N", "t", &[])]}),
+        ),
+        ("delete_entities", json!({"entityNames": ["A"]})),
+    ] {
+        let err = call_err(&mut m, tool, args);
+        assert!(err.contains(&format!("line {line}:")), "{tool}: {err}");
+        assert!(err.contains("left untouched"), "{tool}: {err}");
+    }
+    assert_eq!(log.replaces(), 0, "the file was not converted");
+    assert_eq!(log.appends(), 0);
+    assert_eq!(
+        log.contents(),
+        Contents::Foreign(file.to_vec()),
+        "file untouched"
+    );
+}
+
+#[test]
+fn foreign_file_with_non_json_line_is_refused_and_left_untouched() {
+    let file = format!("{}\n{{not json\n", entity_line("A", "t", &[]));
+    assert_refused(file.as_bytes(), 2);
+}
+
+#[test]
+fn foreign_file_with_wrongly_typed_fields_is_refused_and_left_untouched() {
+    for (bad, line) in [
+        (
+            r#"{"type":"entity","name":5,"entityType":"t","observations":[]}"#,
+            2,
+        ),
+        (
+            r#"{"type":"entity","name":"B","entityType":"t","observations":[1,"x"]}"#,
+            2,
+        ),
+        (
+            r#"{"type":"entity","name":"B","entityType":"t","observations":"x"}"#,
+            2,
+        ),
+        (r#"{"type":"relation","from":"A","to":"B"}"#, 2),
+    ] {
+        let file = format!(
+            "{}\n{bad}\n{}",
+            entity_line("A", "t", &[]),
+            entity_line("C", "t", &[])
+        );
+        assert_refused(file.as_bytes(), line);
+    }
+}
+
+#[test]
+fn failed_foreign_conversion_fails_tools_and_leaves_file_untouched() {
+    let file = entity_line("A", "t", &[]);
+    let log = MemLog::foreign(file.as_bytes());
+    log.fail_next_replace("read-only file system");
+    let (mut m, warnings) = open_with_warnings(log.clone());
+    assert_eq!(warnings.len(), 1);
+    assert!(
+        warnings[0].contains("read-only file system"),
+        "{warnings:?}"
+    );
+    let err = call_err(&mut m, "read_graph", json!({}));
+    assert!(err.contains("read-only file system"), "{err}");
+    assert_eq!(log.contents(), Contents::Foreign(file.into_bytes()));
+}
