@@ -1,0 +1,967 @@
+//! The `mcp-memory` binary as a process: MCP over stdio, the memory file on disk, the command
+//! line. Each test is named after the failure it guards against.
+
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+
+use serde_json::{Value, json};
+
+// ---------------------------------------------------------------------------------------
+// Helpers
+
+/// The binary, with no memory file configured by the environment.
+fn mcp_memory() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcp-memory"));
+    cmd.env_remove("MEMORY_FILE_PATH");
+    cmd
+}
+
+/// The binary serving `file` (through `-f`).
+fn on(file: &Path) -> Command {
+    let mut cmd = mcp_memory();
+    cmd.arg("-f").arg(file);
+    cmd
+}
+
+/// What one run of the binary produced.
+struct Run {
+    status: ExitStatus,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    /// Every stdout line, parsed; panics on a line that is not JSON.
+    fn replies(&self) -> Vec<Value> {
+        self.stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("stdout line {l:?}: {e}")))
+            .collect()
+    }
+
+    /// The reply with this id.
+    fn reply(&self, id: u64) -> Value {
+        self.replies()
+            .into_iter()
+            .find(|r| r["id"] == json!(id) && r.get("method").is_none())
+            .unwrap_or_else(|| panic!("no reply with id {id}; stdout:\n{}", self.stdout))
+    }
+
+    fn assert_ok(&self) -> &Self {
+        assert!(
+            self.status.success(),
+            "exit status {}; stderr:\n{}",
+            self.status,
+            self.stderr
+        );
+        self
+    }
+}
+
+/// Runs `cmd` with `input` on stdin (then EOF) and collects its output.
+fn exec(mut cmd: Command, input: &str) -> Run {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_owned();
+    // A writer thread: the server may fill stdout before it has read all of stdin.
+    let writer = std::thread::spawn(move || {
+        // The server may exit early (a refused file); a broken pipe is not the test's concern.
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    Run {
+        status: out.status,
+        stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
+        stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
+    }
+}
+
+/// Runs `cmd` serving these messages, one line each.
+fn serve(cmd: Command, messages: &[Value]) -> Run {
+    let mut input = String::new();
+    for m in messages {
+        input.push_str(&m.to_string());
+        input.push('\n');
+    }
+    exec(cmd, &input)
+}
+
+fn initialize(id: u64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "stdio-test", "version": "1"}}})
+}
+
+fn request(id: u64, method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+fn call(id: u64, tool: &str, arguments: Value) -> Value {
+    request(
+        id,
+        "tools/call",
+        json!({"name": tool, "arguments": arguments}),
+    )
+}
+
+/// Makes these tool calls in one session; each must succeed.
+fn change(cmd: Command, calls: &[(&str, Value)]) -> Run {
+    let mut messages = vec![initialize(0)];
+    for (i, (tool, args)) in calls.iter().enumerate() {
+        messages.push(call(i as u64 + 1, tool, args.clone()));
+    }
+    let run = serve(cmd, &messages);
+    run.assert_ok();
+    for i in 1..=calls.len() as u64 {
+        let reply = run.reply(i);
+        assert!(
+            reply["result"].get("isError").is_none(),
+            "call {i} failed: {reply}"
+        );
+    }
+    run
+}
+
+/// The whole graph (read_graph's structuredContent) of the memory `cmd` serves.
+fn graph_of(cmd: Command) -> Value {
+    let run = serve(cmd, &[initialize(0), call(1, "read_graph", json!({}))]);
+    run.assert_ok();
+    let reply = run.reply(1);
+    assert!(reply["result"].get("isError").is_none(), "{reply}");
+    reply["result"]["structuredContent"].clone()
+}
+
+fn graph(file: &Path) -> Value {
+    graph_of(on(file))
+}
+
+fn entity(name: &str, entity_type: &str, observations: &[&str]) -> Value {
+    json!({"name": name, "entityType": entity_type, "observations": observations})
+}
+
+fn relation(from: &str, to: &str, relation_type: &str) -> Value {
+    json!({"from": from, "to": to, "relationType": relation_type})
+}
+
+fn mode(path: &Path) -> u32 {
+    fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+/// Names in a directory, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// `(start, end)` of each frame of a memory log (format: docs/file-format.md).
+fn frames(log: &[u8]) -> Vec<(usize, usize)> {
+    const HEADER: usize = 16;
+    const FRAME_HEADER: usize = 12;
+    let mut out = Vec::new();
+    let mut at = HEADER;
+    while at < log.len() {
+        let len = u32::from_le_bytes(log[at..at + 4].try_into().unwrap()) as usize;
+        out.push((at, at + FRAME_HEADER + len));
+        at += FRAME_HEADER + len;
+    }
+    assert_eq!(at, log.len(), "the log ends on a frame boundary");
+    out
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+// ---------------------------------------------------------------------------------------
+// Restarts
+
+#[test]
+fn restart_keeps_every_entity_relation_and_observation() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("memory.mcpmem");
+    change(
+        on(&file),
+        &[
+            (
+                "create_entities",
+                json!({"entities": [
+                    entity("Alice", "person", &["o1", "o1", "quote \" \n é 😀"]),
+                    entity("Bob", "person", &[]),
+                    entity("Carol", "person", &["c"]),
+                ]}),
+            ),
+            (
+                "create_relations",
+                json!({"relations": [
+                    relation("Alice", "Bob", "knows"),
+                    relation("Bob", "Ghost", "fears"),
+                    relation("Carol", "Alice", "mentors"),
+                ]}),
+            ),
+            (
+                "add_observations",
+                json!({"observations": [{"entityName": "Bob", "contents": ["b1", "b2"]}]}),
+            ),
+        ],
+    );
+    let mut expected = json!({
+        "entities": [
+            entity("Alice", "person", &["o1", "o1", "quote \" \n é 😀"]),
+            entity("Bob", "person", &["b1", "b2"]),
+            entity("Carol", "person", &["c"]),
+        ],
+        "relations": [
+            relation("Alice", "Bob", "knows"),
+            relation("Bob", "Ghost", "fears"),
+            relation("Carol", "Alice", "mentors"),
+        ],
+    });
+    assert_eq!(graph(&file), expected, "after the first restart");
+
+    change(
+        on(&file),
+        &[
+            (
+                "delete_observations",
+                json!({"deletions": [{"entityName": "Alice", "observations": ["o1"]}]}),
+            ),
+            (
+                "delete_relations",
+                json!({"relations": [relation("Bob", "Ghost", "fears")]}),
+            ),
+            ("delete_entities", json!({"entityNames": ["Carol"]})),
+            (
+                "create_entities",
+                json!({"entities": [entity("Dave", "person", &["d"])]}),
+            ),
+        ],
+    );
+    expected = json!({
+        "entities": [
+            entity("Alice", "person", &["quote \" \n é 😀"]),
+            entity("Bob", "person", &["b1", "b2"]),
+            entity("Dave", "person", &["d"]),
+        ],
+        "relations": [relation("Alice", "Bob", "knows")],
+    });
+    for restart in 2..5 {
+        assert_eq!(graph(&file), expected, "after restart {restart}");
+    }
+
+    change(
+        on(&file),
+        &[
+            (
+                "add_observations",
+                json!({"observations": [{"entityName": "Dave", "contents": ["d2"]}]}),
+            ),
+            (
+                "create_relations",
+                json!({"relations": [relation("Dave", "Alice", "likes")]}),
+            ),
+        ],
+    );
+    expected["entities"][2] = entity("Dave", "person", &["d", "d2"]);
+    expected["relations"] = json!([
+        relation("Alice", "Bob", "knows"),
+        relation("Dave", "Alice", "likes"),
+    ]);
+    assert_eq!(graph(&file), expected, "after the last restart");
+}
+
+// ---------------------------------------------------------------------------------------
+// Damage to the memory file
+
+#[test]
+fn torn_tail_at_every_offset_of_the_last_frame_is_cut_off_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("memory.mcpmem");
+    change(
+        on(&file),
+        &[
+            (
+                "create_entities",
+                json!({"entities": [entity("A", "t", &["a"]), entity("B", "t", &[])]}),
+            ),
+            (
+                "create_relations",
+                json!({"relations": [relation("A", "B", "r")]}),
+            ),
+        ],
+    );
+    let before = graph(&file);
+    let prefix = fs::read(&file).unwrap();
+    change(
+        on(&file),
+        &[(
+            "add_observations",
+            json!({"observations": [{"entityName": "B", "contents": ["the last change"]}]}),
+        )],
+    );
+    let full = fs::read(&file).unwrap();
+    assert!(full.starts_with(&prefix) && full.len() > prefix.len());
+    assert_ne!(graph(&file), before, "the last change is in the full file");
+    let warning = format!("torn tail at offset {}", prefix.len());
+
+    let torn = dir.path().join("torn.mcpmem");
+    for cut in prefix.len() + 1..full.len() {
+        // A write cut short, and one whose file grew but was only partly written (zeros).
+        for zero_fill in [false, true] {
+            let mut bytes = full[..cut].to_vec();
+            if zero_fill {
+                bytes.resize(full.len(), 0);
+            }
+            fs::write(&torn, &bytes).unwrap();
+            let run = serve(
+                on(&torn),
+                &[initialize(0), call(1, "read_graph", json!({}))],
+            );
+            let case = format!("cut at {cut}, zero fill {zero_fill}");
+            run.assert_ok();
+            assert_eq!(
+                run.reply(1)["result"]["structuredContent"],
+                before,
+                "{case}: the graph is all but the last change"
+            );
+            assert!(
+                run.stderr.contains(&warning),
+                "{case}: stderr names the offset:\n{}",
+                run.stderr
+            );
+            assert_eq!(
+                fs::read(&torn).unwrap(),
+                prefix,
+                "{case}: the file is cut back to its valid prefix"
+            );
+        }
+    }
+}
+
+#[test]
+fn torn_header_starts_an_empty_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("memory.mcpmem");
+    change(
+        on(&file),
+        &[(
+            "create_entities",
+            json!({"entities": [entity("A", "t", &[])]}),
+        )],
+    );
+    let full = fs::read(&file).unwrap();
+    for cut in 1..16 {
+        fs::write(&file, &full[..cut]).unwrap();
+        let run = serve(
+            on(&file),
+            &[initialize(0), call(1, "read_graph", json!({}))],
+        );
+        run.assert_ok();
+        assert_eq!(
+            run.reply(1)["result"]["structuredContent"],
+            json!({"entities": [], "relations": []}),
+            "cut at {cut}"
+        );
+        assert!(
+            run.stderr.contains("torn tail at offset 0"),
+            "{}",
+            run.stderr
+        );
+        assert_eq!(fs::read(&file).unwrap(), full[..16], "a fresh header");
+    }
+}
+
+#[test]
+fn flipped_byte_before_the_last_frame_refuses_to_start_and_leaves_the_file_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("memory.mcpmem");
+    change(
+        on(&file),
+        &[
+            (
+                "create_entities",
+                json!({"entities": [entity("A", "t", &["a"])]}),
+            ),
+            (
+                "create_entities",
+                json!({"entities": [entity("B", "t", &["b"])]}),
+            ),
+            (
+                "create_relations",
+                json!({"relations": [relation("A", "B", "r")]}),
+            ),
+            (
+                "add_observations",
+                json!({"observations": [{"entityName": "A", "contents": ["a2"]}]}),
+            ),
+        ],
+    );
+    let good = fs::read(&file).unwrap();
+    let frames = frames(&good);
+    assert_eq!(frames.len(), 4);
+    let damaged = dir.path().join("damaged");
+    fs::create_dir(&damaged).unwrap();
+    let bad_file = damaged.join("memory.mcpmem");
+    for &(start, end) in &frames[..frames.len() - 1] {
+        for at in start..end {
+            let mut bad = good.clone();
+            bad[at] ^= 0xff;
+            fs::write(&bad_file, &bad).unwrap();
+            let run = serve(
+                on(&bad_file),
+                &[initialize(0), call(1, "read_graph", json!({}))],
+            );
+            assert!(
+                !run.status.success(),
+                "byte {at} flipped: the server must refuse to start; stdout:\n{}",
+                run.stdout
+            );
+            assert!(run.stdout.is_empty(), "byte {at}: no reply at all");
+            assert!(
+                run.stderr.contains(&format!("byte offset {start}")),
+                "byte {at} (frame at {start}): stderr names the offset:\n{}",
+                run.stderr
+            );
+            assert!(
+                fs::read(&bad_file).unwrap() == bad,
+                "byte {at}: the file is unchanged"
+            );
+            assert_eq!(listing(&damaged), ["memory.mcpmem"], "no file is created");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Reference JSONL files
+
+const REFERENCE_JSONL: &str = concat!(
+    "{\"type\":\"entity\",\"name\":\"Alice\",\"entityType\":\"person\",\"observations\":[\"likes tea\",\"likes tea\"]}\n",
+    "{\"type\":\"entity\",\"name\":\"Bob\",\"entityType\":\"person\",\"observations\":[\"first\"]}\n",
+    "{\"type\":\"entity\",\"name\":\"Bob\",\"entityType\":\"duplicate\",\"observations\":[\"second\"]}\n",
+    "{\"type\":\"entity\",\"name\":\"lone \\ud800\",\"entityType\":\"t\",\"observations\":[\"\\udfff\",\"pair \\ud83d\\ude00\"]}\n",
+    "{\"type\":\"relation\",\"from\":\"Alice\",\"to\":\"Bob\",\"relationType\":\"knows\"}\n",
+    "{\"type\":\"relation\",\"from\":\"Alice\",\"to\":\"Bob\",\"relationType\":\"knows\"}\n",
+    "{\"type\":\"relation\",\"from\":\"Ghost\",\"to\":\"Alice\",\"relationType\":\"haunts\"}",
+);
+
+fn reference_graph() -> Value {
+    json!({
+        "entities": [
+            entity("Alice", "person", &["likes tea", "likes tea"]),
+            entity("Bob", "person", &["first"]),
+            entity("Bob", "duplicate", &["second"]),
+            entity("lone \u{fffd}", "t", &["\u{fffd}", "pair 😀"]),
+        ],
+        "relations": [
+            relation("Alice", "Bob", "knows"),
+            relation("Alice", "Bob", "knows"),
+            relation("Ghost", "Alice", "haunts"),
+        ],
+    })
+}
+
+#[test]
+fn reference_jsonl_is_converted_keeping_a_bak_and_the_same_graph() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("memory.jsonl");
+    fs::write(&file, REFERENCE_JSONL).unwrap();
+    let run = serve(
+        on(&file),
+        &[initialize(0), call(1, "read_graph", json!({}))],
+    );
+    run.assert_ok();
+    assert_eq!(
+        run.reply(1)["result"]["structuredContent"],
+        reference_graph()
+    );
+    assert!(
+        run.stderr.contains("lone UTF-16 surrogate") && run.stderr.contains("U+FFFD"),
+        "a warning about the lone surrogates:\n{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("converted"), "{}", run.stderr);
+    assert_eq!(
+        fs::read(dir.path().join("memory.jsonl.bak")).unwrap(),
+        REFERENCE_JSONL.as_bytes(),
+        "the .bak holds the original bytes"
+    );
+    let converted = fs::read(&file).unwrap();
+    assert_ne!(
+        converted,
+        REFERENCE_JSONL.as_bytes(),
+        "the file is now a log"
+    );
+    frames(&converted);
+
+    // The converted memory is the same memory: no second conversion, no second .bak.
+    let run = serve(
+        on(&file),
+        &[initialize(0), call(1, "read_graph", json!({}))],
+    );
+    run.assert_ok();
+    assert_eq!(
+        run.reply(1)["result"]["structuredContent"],
+        reference_graph()
+    );
+    assert!(!run.stderr.contains("converted"), "{}", run.stderr);
+    assert_eq!(listing(dir.path()), ["memory.jsonl", "memory.jsonl.bak"]);
+
+    // Duplicate names behave as in the reference: the first one receives observations.
+    change(
+        on(&file),
+        &[(
+            "add_observations",
+            json!({"observations": [{"entityName": "Bob", "contents": ["third"]}]}),
+        )],
+    );
+    let mut expected = reference_graph();
+    expected["entities"][1] = entity("Bob", "person", &["first", "third"]);
+    assert_eq!(graph(&file), expected);
+}
+
+#[test]
+fn reference_jsonl_round_trips_byte_for_byte_through_conversion_and_export() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("memory.jsonl");
+    let original = fs::read(fixture("reference-written.jsonl")).unwrap();
+    fs::write(&file, &original).unwrap();
+    let mut export = on(&file);
+    export.args(["export", "--format", "jsonl"]);
+    let run = exec(export, "");
+    run.assert_ok();
+    assert_eq!(
+        fs::read(dir.path().join("memory.jsonl.bak")).unwrap(),
+        original
+    );
+    assert!(
+        run.stdout.as_bytes() == original,
+        "export differs from the reference's file:\n{}\n---\n{}",
+        run.stdout,
+        String::from_utf8_lossy(&original)
+    );
+}
+
+#[test]
+fn unreadable_reference_jsonl_is_left_untouched_and_every_tool_call_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("memory.jsonl");
+    let original = "{\"type\":\"entity\",\"name\":\"A\",\"entityType\":\"t\",\"observations\":[]}\n{not json\n";
+    fs::write(&file, original).unwrap();
+    let tools = [
+        (
+            "create_entities",
+            json!({"entities": [entity("B", "t", &[])]}),
+        ),
+        (
+            "create_relations",
+            json!({"relations": [relation("A", "B", "r")]}),
+        ),
+        (
+            "add_observations",
+            json!({"observations": [{"entityName": "A", "contents": ["x"]}]}),
+        ),
+        ("delete_entities", json!({"entityNames": ["A"]})),
+        (
+            "delete_observations",
+            json!({"deletions": [{"entityName": "A", "observations": ["x"]}]}),
+        ),
+        (
+            "delete_relations",
+            json!({"relations": [relation("A", "B", "r")]}),
+        ),
+        ("read_graph", json!({})),
+        ("search_nodes", json!({"query": "A"})),
+        ("open_nodes", json!({"names": ["A"]})),
+    ];
+    let mut messages = vec![
+        initialize(0),
+        request(1, "ping", json!({})),
+        request(2, "tools/list", json!({})),
+        request(
+            3,
+            "resources/read",
+            json!({"uri": "memory://knowledge-graph"}),
+        ),
+    ];
+    for (i, (tool, args)) in tools.iter().enumerate() {
+        messages.push(call(10 + i as u64, tool, args.clone()));
+    }
+    let run = serve(on(&file), &messages);
+    run.assert_ok();
+    assert_eq!(run.reply(0)["result"]["serverInfo"]["name"], "mcp-memory");
+    assert_eq!(run.reply(1)["result"], json!({}));
+    assert_eq!(
+        run.reply(2)["result"]["tools"].as_array().map(Vec::len),
+        Some(9)
+    );
+    assert_eq!(run.reply(3)["error"]["code"], -32603);
+    for (i, (tool, _)) in tools.iter().enumerate() {
+        let reply = run.reply(10 + i as u64);
+        assert_eq!(reply["result"]["isError"], true, "{tool}: {reply}");
+        let text = reply["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains("line 2"), "{tool} names the bad line: {text}");
+    }
+    assert!(run.stderr.contains("line 2"), "{}", run.stderr);
+    assert_eq!(fs::read_to_string(&file).unwrap(), original);
+    assert_eq!(
+        listing(dir.path()),
+        ["memory.jsonl"],
+        "no .bak, no temp file"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// export / import
+
+/// The tool calls that produced `fixtures/reference-written.jsonl` when sent, one per
+/// request, to the reference server (@modelcontextprotocol/server-memory 2026.8.31).
+fn export_session() -> Vec<(String, Value)> {
+    let calls: Value =
+        serde_json::from_slice(&fs::read(fixture("export-session.json")).unwrap()).unwrap();
+    calls
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c[0].as_str().unwrap().to_owned(), c[1].clone()))
+        .collect()
+}
+
+#[test]
+fn export_jsonl_writes_the_reference_servers_exact_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("memory.mcpmem");
+    let calls = export_session();
+    let calls: Vec<(&str, Value)> = calls.iter().map(|(t, a)| (t.as_str(), a.clone())).collect();
+    change(on(&file), &calls);
+    let reference = fs::read(fixture("reference-written.jsonl")).unwrap();
+
+    let mut to_stdout = on(&file);
+    to_stdout.args(["export", "--format", "jsonl"]);
+    let run = exec(to_stdout, "");
+    run.assert_ok();
+    assert!(
+        run.stdout.as_bytes() == reference,
+        "export differs from the reference's file:\n{}\n---\n{}",
+        run.stdout,
+        String::from_utf8_lossy(&reference)
+    );
+
+    let out = dir.path().join("out.jsonl");
+    let mut to_file = on(&file);
+    to_file.args(["export", "-o"]).arg(&out);
+    assert!(to_file.status().unwrap().success());
+    assert_eq!(fs::read(&out).unwrap(), reference);
+}
+
+#[test]
+fn export_of_an_empty_or_missing_memory_is_empty_and_creates_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.mcpmem");
+    let mut export = on(&missing);
+    export.arg("export");
+    let run = exec(export, "");
+    run.assert_ok();
+    assert_eq!(run.stdout, "");
+    assert!(!missing.exists(), "export does not create the memory file");
+
+    let empty = dir.path().join("empty.mcpmem");
+    serve(on(&empty), &[initialize(0)]).assert_ok();
+    let mut export = on(&empty);
+    export.arg("export");
+    let run = exec(export, "");
+    run.assert_ok();
+    assert_eq!(run.stdout, "", "an empty graph is a 0-byte JSONL file");
+}
+
+#[test]
+fn import_merges_a_jsonl_file_into_the_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("memory.mcpmem");
+    change(
+        on(&file),
+        &[
+            (
+                "create_entities",
+                json!({"entities": [entity("A", "t", &["a1"])]}),
+            ),
+            (
+                "create_relations",
+                json!({"relations": [relation("A", "B", "r")]}),
+            ),
+        ],
+    );
+    let import = dir.path().join("import.jsonl");
+    fs::write(
+        &import,
+        concat!(
+            "{\"type\":\"entity\",\"name\":\"A\",\"entityType\":\"other\",\"observations\":[\"a1\",\"a2\"]}\r\n",
+            "{\"type\":\"entity\",\"name\":\"B\",\"entityType\":\"t\",\"observations\":[\"b1\"]}\n",
+            "\n",
+            "{\"type\":\"relation\",\"from\":\"A\",\"to\":\"B\",\"relationType\":\"r\"}\n",
+            "{\"type\":\"relation\",\"from\":\"B\",\"to\":\"A\",\"relationType\":\"s\"}\n",
+        ),
+    )
+    .unwrap();
+    let before_import = fs::read(&import).unwrap();
+    let mut cmd = on(&file);
+    cmd.arg("import").arg(&import);
+    let run = exec(cmd, "");
+    run.assert_ok();
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+    assert!(
+        run.stderr.contains(
+            "imported 1 new entities, 1 new observations on existing entities, 1 new relations"
+        ),
+        "{}",
+        run.stderr
+    );
+    let expected = json!({
+        "entities": [entity("A", "t", &["a1", "a2"]), entity("B", "t", &["b1"])],
+        "relations": [relation("A", "B", "r"), relation("B", "A", "s")],
+    });
+    assert_eq!(graph(&file), expected);
+    assert_eq!(
+        fs::read(&import).unwrap(),
+        before_import,
+        "the input is read only"
+    );
+
+    // Importing again adds nothing.
+    let mut again = on(&file);
+    again.arg("import").arg(&import);
+    let run = exec(again, "");
+    run.assert_ok();
+    assert!(
+        run.stderr.contains(
+            "imported 0 new entities, 0 new observations on existing entities, 0 new relations"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(graph(&file), expected);
+
+    // A file that cannot be read changes nothing.
+    let bad = dir.path().join("bad.jsonl");
+    fs::write(&bad, "{not json").unwrap();
+    let mut cmd = on(&file);
+    cmd.arg("import").arg(&bad);
+    let run = exec(cmd, "");
+    assert!(!run.status.success());
+    assert!(run.stderr.contains("line 1"), "{}", run.stderr);
+    assert_eq!(graph(&file), expected);
+}
+
+// ---------------------------------------------------------------------------------------
+// Files, durability, streams
+
+#[test]
+fn new_memory_file_is_private_and_its_missing_directory_is_created() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a/b/c/memory.mcpmem");
+    change(
+        on(&file),
+        &[(
+            "create_entities",
+            json!({"entities": [entity("A", "t", &[])]}),
+        )],
+    );
+    assert!(file.is_file());
+    assert_eq!(mode(&file), 0o600);
+    assert_eq!(listing(file.parent().unwrap()), ["memory.mcpmem"]);
+}
+
+#[test]
+fn conversion_keeps_the_files_mode() {
+    for wanted in [0o640, 0o604, 0o600] {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("memory.jsonl");
+        fs::write(&file, REFERENCE_JSONL).unwrap();
+        fs::set_permissions(&file, fs::Permissions::from_mode(wanted)).unwrap();
+        assert_eq!(graph(&file), reference_graph());
+        assert!(dir.path().join("memory.jsonl.bak").exists());
+        assert_eq!(mode(&file), wanted, "mode {wanted:o} is kept");
+    }
+}
+
+#[test]
+fn durability_sync_keeps_every_acknowledged_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("memory.mcpmem");
+    let mut cmd = on(&file);
+    cmd.args(["--durability", "sync"]);
+    let mut sizes = Vec::new();
+    for i in 0..3 {
+        let mut cmd = on(&file);
+        cmd.args(["--durability", "sync"]);
+        change(
+            cmd,
+            &[(
+                "create_entities",
+                json!({"entities": [entity(&format!("E{i}"), "t", &[])]}),
+            )],
+        );
+        sizes.push(fs::metadata(&file).unwrap().len());
+    }
+    assert!(sizes.windows(2).all(|w| w[0] < w[1]), "{sizes:?}");
+    let g = graph_of(cmd);
+    let names: Vec<&str> = g["entities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["E0", "E1", "E2"]);
+
+    let mut bad = on(&file);
+    bad.args(["--durability", "sometimes"]);
+    let run = exec(bad, "");
+    assert!(!run.status.success(), "an unknown durability is refused");
+}
+
+#[test]
+fn stdout_carries_only_json_rpc_messages_and_logs_go_to_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("memory.jsonl");
+    // A conversion with warnings, garbage input and a notification: lots to log.
+    fs::write(&file, REFERENCE_JSONL).unwrap();
+    let mut input = String::new();
+    for line in [
+        initialize(1).to_string(),
+        "garbage".into(),
+        "[1,2]".into(),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string(),
+        request(
+            2,
+            "resources/subscribe",
+            json!({"uri": "memory://knowledge-graph"}),
+        )
+        .to_string(),
+        call(
+            3,
+            "create_entities",
+            json!({"entities": [entity("N", "t", &[])]}),
+        )
+        .to_string(),
+        call(4, "no_such_tool", json!({})).to_string(),
+        request(5, "no/such/method", json!({})).to_string(),
+        call(6, "read_graph", json!({})).to_string(),
+    ] {
+        input.push_str(&line);
+        input.push('\n');
+    }
+    let run = exec(on(&file), &input);
+    run.assert_ok();
+    let replies = run.replies();
+    assert_eq!(replies.len(), 7, "6 replies and one notification");
+    for r in &replies {
+        assert_eq!(r["jsonrpc"], "2.0", "{r}");
+    }
+    assert!(run.stdout.ends_with('\n'));
+    assert!(run.stderr.contains("warning"), "{}", run.stderr);
+    assert!(run.stderr.contains("serving"), "{}", run.stderr);
+    for line in run.stderr.lines() {
+        assert!(
+            line.starts_with("mcp-memory"),
+            "stderr lines say who is talking: {line}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Where the memory file is
+
+/// Makes one entity through `cmd`, so the file it serves can be found afterwards.
+fn mark(cmd: Command) {
+    change(
+        cmd,
+        &[(
+            "create_entities",
+            json!({"entities": [entity("here", "t", &[])]}),
+        )],
+    );
+}
+
+#[test]
+fn memory_file_path_is_honoured_when_the_flag_is_absent() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("env.mcpmem");
+    let mut cmd = mcp_memory();
+    cmd.env("MEMORY_FILE_PATH", &file);
+    mark(cmd);
+    assert_eq!(graph(&file)["entities"][0]["name"], "here");
+}
+
+#[test]
+fn memory_file_flag_wins_over_the_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let from_env = dir.path().join("env.mcpmem");
+    let from_flag = dir.path().join("flag.mcpmem");
+    let mut cmd = on(&from_flag);
+    cmd.env("MEMORY_FILE_PATH", &from_env);
+    mark(cmd);
+    assert!(!from_env.exists());
+    assert_eq!(graph(&from_flag)["entities"][0]["name"], "here");
+}
+
+#[test]
+fn tilde_expands_to_the_home_directory_in_the_flag_and_the_environment() {
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = mcp_memory();
+    cmd.env("HOME", home.path()).args(["-f", "~/flag/m.mcpmem"]);
+    mark(cmd);
+    assert_eq!(
+        graph(&home.path().join("flag/m.mcpmem"))["entities"][0]["name"],
+        "here"
+    );
+
+    let mut cmd = mcp_memory();
+    cmd.env("HOME", home.path())
+        .env("MEMORY_FILE_PATH", "~/env.mcpmem");
+    mark(cmd);
+    assert_eq!(
+        graph(&home.path().join("env.mcpmem"))["entities"][0]["name"],
+        "here"
+    );
+}
+
+#[test]
+fn relative_paths_resolve_against_the_working_directory() {
+    let cwd = tempfile::tempdir().unwrap();
+    let mut cmd = mcp_memory();
+    cmd.current_dir(cwd.path()).args(["-f", "rel/m.mcpmem"]);
+    mark(cmd);
+    assert_eq!(
+        graph(&cwd.path().join("rel/m.mcpmem"))["entities"][0]["name"],
+        "here"
+    );
+}
+
+#[test]
+fn without_flag_or_environment_the_memory_lives_in_the_data_directory() {
+    let home = tempfile::tempdir().unwrap();
+    let data = || {
+        let mut cmd = mcp_memory();
+        cmd.env("HOME", home.path())
+            .env_remove("XDG_DATA_HOME")
+            .env("MEMORY_FILE_PATH", ""); // empty counts as unset
+        cmd
+    };
+    mark(data());
+    let file = home.path().join(".local/share/mcp-memory/memory.mcpmem");
+    assert!(file.is_file());
+    assert_eq!(graph_of(data())["entities"][0]["name"], "here");
+}
