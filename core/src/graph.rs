@@ -14,6 +14,7 @@ use smallvec::SmallVec;
 
 use crate::intern::{Interner, Sym};
 use crate::record::{NewEntity, Observations, Record, Triple};
+use crate::substring::{SubstringIndex, trigrams};
 
 /// Position of an entity in insertion order (stable until the graph is re-packed).
 #[derive(Copy, Clone, Eq, PartialEq, Ord, PartialOrd, Hash, Debug)]
@@ -61,6 +62,7 @@ pub struct Graph {
     relation_count: usize,
     by_triple: HashMap<[Sym; 3], Ids<RelationId>>,
     by_endpoint: HashMap<Sym, Vec<RelationId>>,
+    text_index: SubstringIndex,
 }
 
 impl Graph {
@@ -153,6 +155,22 @@ impl Graph {
         ids
     }
 
+    /// Entities that may contain `needle` (lowercased) in a field, in graph order, or `None`
+    /// when the needle is too short to narrow the search (then every entity may).
+    pub fn substring_candidates(&self, needle: &str) -> Option<Vec<EntityId>> {
+        let slots = self.text_index.candidates(needle)?;
+        Some(slots.into_iter().map(EntityId).collect())
+    }
+
+    /// The trigrams of an entity's lowercased fields.
+    fn grams_of<'a>(&'a self, syms: impl IntoIterator<Item = &'a Sym>) -> Vec<u32> {
+        trigrams(syms.into_iter().map(|&s| self.strings.lower(s)))
+    }
+
+    fn fields(e: &Entity) -> impl Iterator<Item = &Sym> {
+        [&e.name, &e.entity_type].into_iter().chain(&e.observations)
+    }
+
     fn triple(&self, from: &str, to: &str, relation_type: &str) -> Option<[Sym; 3]> {
         let s = &self.strings;
         Some([s.lookup(from)?, s.lookup(to)?, s.lookup(relation_type)?])
@@ -190,6 +208,8 @@ impl Graph {
                 .map(|o| self.strings.intern(o))
                 .collect(),
         };
+        let grams = self.grams_of(Self::fields(&entity));
+        self.text_index.add(id.0, &grams);
         self.entities.push(Some(entity));
         self.entity_count += 1;
         self.by_name.entry(name).or_default().push(id);
@@ -200,6 +220,8 @@ impl Graph {
             return;
         };
         let syms: Vec<Sym> = o.contents.iter().map(|c| self.strings.intern(c)).collect();
+        let grams = self.grams_of(&syms);
+        self.text_index.add(id.0, &grams);
         if let Some(entity) = self.entities[id.0 as usize].as_mut() {
             entity.observations.extend(syms);
         }
@@ -217,14 +239,25 @@ impl Graph {
         let Some(entity) = self.entities[id.0 as usize].as_mut() else {
             return;
         };
-        let strings = &mut self.strings;
+        let mut removed = Vec::new();
         entity.observations.retain(|obs| {
             let keep = !doomed.contains(obs);
             if !keep {
-                strings.release(*obs);
+                removed.push(*obs);
             }
             keep
         });
+        if removed.is_empty() {
+            return;
+        }
+        // Unlist the windows that only the removed observations had.
+        let kept = self.grams_of(Self::fields(self.entity(id)));
+        let mut gone = self.grams_of(&removed);
+        gone.retain(|g| kept.binary_search(g).is_err());
+        self.text_index.remove(id.0, &gone);
+        for sym in removed {
+            self.strings.release(sym);
+        }
     }
 
     /// Removes every entity with this name and every relation starting or ending at it.
@@ -237,6 +270,8 @@ impl Graph {
         }
         for id in self.by_name.remove(&sym).unwrap_or_default() {
             if let Some(e) = self.entities[id.0 as usize].take() {
+                let grams = self.grams_of(Self::fields(&e));
+                self.text_index.remove(id.0, &grams);
                 self.entity_count -= 1;
                 self.strings.release(e.name);
                 self.strings.release(e.entity_type);

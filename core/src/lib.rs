@@ -18,6 +18,7 @@ pub mod log;
 pub mod mcp;
 pub mod memory;
 pub mod record;
+pub mod substring;
 pub mod tools;
 pub mod validate;
 

@@ -40,15 +40,22 @@ pub fn search_nodes(graph: &Graph, query: &str) -> String {
     let finder = Finder::new(needle.as_bytes());
     let s = graph.strings();
     let hit = |text: &str| finder.find(text.as_bytes()).is_some();
-    let found: Vec<EntityId> = graph
-        .entities()
-        .filter(|(_, e)| {
-            hit(s.lower(e.name))
-                || hit(s.lower(e.entity_type))
-                || e.observations.iter().any(|&o| hit(s.lower(o)))
-        })
-        .map(|(id, _)| id)
-        .collect();
+    let matches = |e: &crate::graph::Entity| {
+        hit(s.lower(e.name))
+            || hit(s.lower(e.entity_type))
+            || e.observations.iter().any(|&o| hit(s.lower(o)))
+    };
+    let found: Vec<EntityId> = match graph.substring_candidates(&needle) {
+        Some(candidates) => candidates
+            .into_iter()
+            .filter(|&id| matches(graph.entity(id)))
+            .collect(),
+        None => graph
+            .entities()
+            .filter(|(_, e)| matches(e))
+            .map(|(id, _)| id)
+            .collect(),
+    };
     subgraph(graph, &found)
 }
 
@@ -62,4 +69,86 @@ pub fn open_nodes(graph: &Graph, names: &[&str]) -> String {
     found.sort_unstable();
     found.dedup();
     subgraph(graph, &found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{NewEntity, Observations, Record};
+    use alloc::string::String;
+    use alloc::vec;
+    use proptest::prelude::*;
+
+    /// Names of the entities search_nodes returns.
+    fn found(graph: &Graph, query: &str) -> Vec<String> {
+        let result: serde_json::Value = serde_json::from_str(&search_nodes(graph, query)).unwrap();
+        result["structuredContent"]["entities"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["name"].as_str().unwrap().into())
+            .collect()
+    }
+
+    /// What a scan of every field finds (the reference's definition).
+    fn scanned(graph: &Graph, query: &str) -> Vec<String> {
+        let q = query.to_lowercase();
+        graph
+            .entities()
+            .filter(|(_, e)| {
+                let mut fields = [e.name, e.entity_type]
+                    .into_iter()
+                    .chain(e.observations.iter().copied());
+                fields.any(|f| graph.text(f).to_lowercase().contains(&q))
+            })
+            .map(|(_, e)| graph.text(e.name).into())
+            .collect()
+    }
+
+    fn text() -> impl Strategy<Value = String> {
+        "[abAB Σσς]{0,7}"
+    }
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Create(String, String, Vec<String>),
+        Add(usize, Vec<String>),
+        DeleteObs(usize, Vec<String>),
+        Delete(usize),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            (text(), text(), prop::collection::vec(text(), 0..3))
+                .prop_map(|(n, t, o)| Op::Create(n, t, o)),
+            (0..8usize, prop::collection::vec(text(), 1..3)).prop_map(|(i, o)| Op::Add(i, o)),
+            (0..8usize, prop::collection::vec(text(), 1..3)).prop_map(|(i, o)| Op::DeleteObs(i, o)),
+            (0..8usize).prop_map(Op::Delete),
+        ]
+    }
+
+    proptest! {
+        /// The trigram index never loses a match, whatever the mutation history.
+        #[test]
+        fn indexed_search_finds_what_a_scan_finds(ops in prop::collection::vec(op(), 1..40), queries in prop::collection::vec(text(), 1..6)) {
+            let mut g = Graph::default();
+            for op in &ops {
+                let names: Vec<String> = g.entities().map(|(_, e)| String::from(g.text(e.name))).collect();
+                let pick = |i: &usize| names.get(i % names.len().max(1)).cloned().unwrap_or_default();
+                let record = match op {
+                    Op::Create(n, t, o) => Record::CreateEntities(vec![NewEntity {
+                        name: n, entity_type: t, observations: o.iter().map(String::as_str).collect() }]),
+                    Op::Add(i, o) => { let n = pick(i); g.apply(&Record::AddObservations(vec![Observations {
+                        entity: &n, contents: o.iter().map(String::as_str).collect() }])); continue; }
+                    Op::DeleteObs(i, o) => { let n = pick(i); g.apply(&Record::DeleteObservations(vec![Observations {
+                        entity: &n, contents: o.iter().map(String::as_str).collect() }])); continue; }
+                    Op::Delete(i) => { let n = pick(i); g.apply(&Record::DeleteEntities(vec![&n])); continue; }
+                };
+                g.apply(&record);
+            }
+            for q in &queries {
+                prop_assert_eq!(found(&g, q), scanned(&g, q), "query {:?}", q);
+            }
+        }
+    }
 }
