@@ -39,8 +39,14 @@ impl SubstringIndex {
     pub fn add(&mut self, slot: u32, grams: &[u32]) {
         for &g in grams {
             let posting = self.postings.entry(g).or_default();
-            if let Err(at) = posting.binary_search(&slot) {
-                posting.insert(at, slot);
+            match posting.last() {
+                // New entities have the highest slot: appending is the common case.
+                Some(&last) if last >= slot => {
+                    if let Err(at) = posting.binary_search(&slot) {
+                        posting.insert(at, slot);
+                    }
+                }
+                _ => posting.push(slot),
             }
         }
     }
