@@ -6,9 +6,9 @@
 //! not a log (a reference JSONL file) is handed to the guest as foreign bytes; the guest
 //! converts it through [`FileLog::replace`], which keeps the original as `<name>.bak`.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{self, Read};
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -74,6 +74,35 @@ fn open_rw(path: &Path) -> io::Result<File> {
         .open(path)
 }
 
+/// Opens (creating if needed) the file at `path` and takes an exclusive lock on it: every
+/// process appends at the end it saw when it opened the file, so a second writer would
+/// overwrite the first one's records.
+fn open_locked(path: &Path, warnings: &mut Vec<String>) -> Result<File> {
+    loop {
+        let file = open_rw(path).with_context(|| format!("cannot open {}", path.display()))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => bail!(
+                "{} is in use by another mcp-memory process; a memory file serves one process at a time",
+                path.display()
+            ),
+            Err(TryLockError::Error(e)) => {
+                warnings.push(format!(
+                    "{}: cannot lock the file ({e}); do not let two mcp-memory processes use it at once",
+                    path.display()
+                ));
+                return Ok(file);
+            }
+        }
+        // A conversion by the previous holder may have renamed a new file over the path
+        // between our open and our lock: then the lock is on the old file; open again.
+        let (locked, current) = (file.metadata()?, fs::metadata(path));
+        if current.is_ok_and(|c| (c.dev(), c.ino()) == (locked.dev(), locked.ino())) {
+            return Ok(file);
+        }
+    }
+}
+
 impl FileLog {
     /// Opens (creating if needed) the memory file at `path`. Returns the log and warnings.
     pub fn open(path: &Path, durability: Durability) -> Result<(FileLog, Vec<String>)> {
@@ -81,11 +110,11 @@ impl FileLog {
             fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create the directory {}", dir.display()))?;
         }
-        let mut file = open_rw(path).with_context(|| format!("cannot open {}", path.display()))?;
+        let mut warnings = Vec::new();
+        let mut file = open_locked(path, &mut warnings)?;
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes)
             .with_context(|| format!("cannot read {}", path.display()))?;
-        let mut warnings = Vec::new();
         let (contents, len, foreign) = if bytes.is_empty() {
             file.write_all_at(&frame::header(), 0)?;
             (Opened::Records(Vec::new()), frame::HEADER_LEN as u64, false)
@@ -187,11 +216,13 @@ impl FileLog {
         new.write_all_at(bytes, 0)?;
         new.set_permissions(old_meta.permissions())?;
         {
-            use std::os::unix::fs::MetadataExt;
             // Keeping the owner needs privileges we usually lack; the mode is what matters.
             let _ = std::os::unix::fs::fchown(&new, Some(old_meta.uid()), Some(old_meta.gid()));
         }
         new.sync_all()?;
+        // The lock must cover the file that will be at the path. Locking a file nobody else
+        // has open fails only where locks are unsupported, which `open_locked` reported.
+        let _ = new.try_lock();
         if self.foreign {
             let bak = backup_path(&self.path, name);
             if fs::hard_link(&self.path, &bak).is_err() {

@@ -965,3 +965,86 @@ fn without_flag_or_environment_the_memory_lives_in_the_data_directory() {
     assert!(file.is_file());
     assert_eq!(graph_of(data())["entities"][0]["name"], "here");
 }
+
+// ---------------------------------------------------------------------------------------
+// Two processes
+
+#[test]
+fn second_server_on_the_same_file_is_refused_instead_of_corrupting_it() {
+    second_server_is_refused(None);
+}
+
+#[test]
+fn second_server_on_a_just_converted_file_is_refused_too() {
+    // The first server renamed a new file over the path: the lock must be on that one.
+    second_server_is_refused(Some(REFERENCE_JSONL));
+}
+
+fn second_server_is_refused(start_from: Option<&str>) {
+    use std::io::{BufRead, BufReader};
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("memory.mcpmem");
+    if let Some(jsonl) = start_from {
+        fs::write(&file, jsonl).unwrap();
+    }
+    let mut expected = match start_from {
+        Some(_) => reference_graph(),
+        None => json!({"entities": [], "relations": []}),
+    };
+    let mut first = on(&file)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first_in = first.stdin.take().unwrap();
+    let mut first_out = BufReader::new(first.stdout.take().unwrap());
+    let mut ask = |msg: Value| {
+        writeln!(first_in, "{msg}").unwrap();
+        let mut line = String::new();
+        first_out.read_line(&mut line).unwrap();
+        serde_json::from_str::<Value>(&line).unwrap()
+    };
+    // Once the first server answers, it has the file open.
+    let reply = ask(call(
+        1,
+        "create_entities",
+        json!({"entities": [entity("first", "t", &["a long observation that makes a long frame"])]}),
+    ));
+    assert!(reply["result"].get("isError").is_none(), "{reply}");
+
+    for args in [&[][..], &["export"][..]] {
+        let mut second = on(&file);
+        second.args(args);
+        let run = serve(
+            second,
+            &[call(
+                1,
+                "create_entities",
+                json!({"entities": [entity("second", "t", &[])]}),
+            )],
+        );
+        assert!(
+            !run.status.success(),
+            "{args:?}: a second process must not write to the file"
+        );
+        assert!(run.stdout.is_empty(), "{args:?}: {}", run.stdout);
+        assert!(run.stderr.contains("in use"), "{args:?}: {}", run.stderr);
+    }
+
+    let reply = ask(call(
+        2,
+        "add_observations",
+        json!({"observations": [{"entityName": "first", "contents": ["more"]}]}),
+    ));
+    assert!(reply["result"].get("isError").is_none(), "{reply}");
+    drop(first_in);
+    assert!(first.wait().unwrap().success());
+    expected["entities"].as_array_mut().unwrap().push(entity(
+        "first",
+        "t",
+        &["a long observation that makes a long frame", "more"],
+    ));
+    assert_eq!(graph(&file), expected);
+}
