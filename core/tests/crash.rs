@@ -138,7 +138,7 @@ fn empty_snapshots() -> Vec<(State, Model)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(128), ..ProptestConfig::default() })]
 
     #[test]
     fn durable_sync_keeps_every_acknowledged_change_across_crash(

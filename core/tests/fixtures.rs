@@ -199,3 +199,17 @@ fn v1_log_cut_anywhere_is_a_torn_tail_not_corruption() {
     }
     assert_eq!(last, every_record().len());
 }
+
+/// A record this version does not know (from a newer mcp-memory) stops the open with its
+/// position instead of being skipped or guessed at.
+#[test]
+fn record_from_a_newer_version_is_refused_with_its_index() {
+    let known = Record::DeleteEntities(vec!["A"]).encode();
+    let newer = vec![200u8, 1, 0];
+    let log = MemLog::starting_with(Contents::Records(vec![known, newer]));
+    match Memory::open(log) {
+        Err(mcp_memory_core::OpenError::Record { index, .. }) => assert_eq!(index, 1),
+        Err(other) => panic!("wrong error: {other}"),
+        Ok(_) => panic!("a log with an unknown record opened"),
+    }
+}

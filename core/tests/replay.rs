@@ -57,7 +57,7 @@ fn run(memory: &mut Memory<MemLog>, log: &MemLog, model: &mut Model, ops: &[Op])
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 192, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(192), ..ProptestConfig::default() })]
 
     #[test]
     fn replay_rebuilds_live_memory_and_reference_answers(

@@ -1344,3 +1344,43 @@ fn failed_foreign_conversion_fails_tools_and_leaves_file_untouched() {
     assert!(err.contains("read-only file system"), "{err}");
     assert_eq!(log.contents(), Contents::Foreign(file.into_bytes()));
 }
+
+// ---------------------------------------------------------------------------------------------
+// import_jsonl (the host's import command)
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn import_jsonl_merges_new_names_missing_observations_and_new_relations() {
+    let (mut m, log) = fresh();
+    create(&mut m, &[entity("A", "t", &["x"])]);
+    relate(&mut m, &[relation("A", "B", "r")]);
+    let file = [
+        entity_line("A", "other type", &["x", "y"]),
+        entity_line("C", "t", &["z"]),
+        relation_line("A", "B", "r"),
+        relation_line("C", "A", "s"),
+        entity_line("C", "dup", &["w"]),
+    ]
+    .join("\n");
+    let summary = m.import_jsonl(file.as_bytes()).expect("imports");
+    assert!(summary.starts_with("imported 1 new entities"), "{summary}");
+    assert!(summary.contains("1 new relations"), "{summary}");
+    let want = graph_of(
+        &[entity("A", "t", &["x", "y"]), entity("C", "t", &["z", "w"])],
+        &[relation("A", "B", "r"), relation("C", "A", "s")],
+    );
+    assert_eq!(graph(&mut m), want);
+    let mut replayed = open(log.reopened());
+    assert_eq!(graph(&mut replayed), want, "the import was logged");
+}
+
+#[test]
+fn import_jsonl_of_unreadable_file_changes_nothing() {
+    let (mut m, log) = fresh();
+    create(&mut m, &[entity("A", "t", &[])]);
+    let file = format!("{}\n{{oops", entity_line("B", "t", &[]));
+    let err = m.import_jsonl(file.as_bytes()).unwrap_err();
+    assert!(err.starts_with("line 2:"), "{err}");
+    assert_eq!(graph(&mut m), graph_of(&[entity("A", "t", &[])], &[]));
+    assert_eq!(log.len(), 1);
+}

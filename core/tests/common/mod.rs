@@ -13,6 +13,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use mcp_memory_core::{Contents, Log, LogError, Memory, frame};
 use serde_json::{Value, json};
 
+/// Proptest cases: `PROPTEST_CASES` when set (for long runs), else `default`.
+pub fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 // ---------------------------------------------------------------------------------------------
 // MemLog
 // ---------------------------------------------------------------------------------------------

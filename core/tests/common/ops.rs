@@ -50,6 +50,25 @@ pub fn queries() -> Vec<&'static str> {
         .copied()
         .collect();
     q.extend(["s", "i", "I", "ss", "SS", "k", "K", "Σ", "e", "ALI", " "]);
+    // Longer fragments, including ones whose lowercase form differs in length or crosses a
+    // combining mark (İ lowercases to two code points).
+    q.extend([
+        "LINE",
+        "quoted\"",
+        "traß",
+        "STRAß",
+        "aße",
+        "\u{307}st",
+        "i\u{307}s",
+        "İSTAN",
+        "οδος",
+        "ΟΔΟ",
+        "😀",
+        "\u{212a}elv",
+        "lvin",
+        "reak \"",
+        " Ali",
+    ]);
     q
 }
 
