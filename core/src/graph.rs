@@ -345,11 +345,15 @@ impl Graph {
         self.entities.retain(Option::is_some);
         self.relations.retain(Option::is_some);
         self.by_name.clear();
-        for (i, e) in self.entities.iter().flatten().enumerate() {
+        self.text_index.clear();
+        for i in 0..self.entities.len() {
+            let Some(e) = &self.entities[i] else { continue };
             self.by_name
                 .entry(e.name)
                 .or_default()
                 .push(EntityId(i as u32));
+            let grams = self.grams_of(Self::fields(e));
+            self.text_index.add(i as u32, &grams);
         }
         self.by_triple.clear();
         self.by_endpoint.clear();
