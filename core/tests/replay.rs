@@ -276,7 +276,16 @@ fn mass_deletion_repack_keeps_order_indexes_and_replay() {
     assert_eq!(graph(&mut memory), model.read_graph());
     // Short queries scan; longer ones go through the text index, which must follow the
     // renumbering too.
-    for q in ["e1", "e10", "E299", "obs of e2", "OBS OF E1000", "new", "back", "xyz"] {
+    for q in [
+        "e1",
+        "e10",
+        "E299",
+        "obs of e2",
+        "OBS OF E1000",
+        "new",
+        "back",
+        "xyz",
+    ] {
         assert_eq!(
             call_ok(&mut memory, "search_nodes", json!({ "query": q })),
             model.search_nodes(q),
@@ -307,4 +316,87 @@ fn replay_applies_each_record_once() {
         replayed.export_jsonl(),
         entity_line("A", "t", &["1", "2", "2"]).into_bytes()
     );
+}
+
+/// Deleting most relations re-packs the relation arena; endpoint and triple indexes must
+/// follow the renumbering.
+#[test]
+fn relation_repack_keeps_endpoint_and_triple_indexes() {
+    let log = MemLog::new();
+    let mut memory = open(log.clone());
+    let mut model = Model::default();
+    let hubs = ["H0", "H1", "H2"];
+    let entities: Vec<Ent> = hubs
+        .iter()
+        .map(|h| Ent {
+            name: h.to_string(),
+            entity_type: "hub".into(),
+            observations: vec![],
+        })
+        .collect();
+    model.create_entities(&entities);
+    call_ok(
+        &mut memory,
+        "create_entities",
+        json!({"entities": entities.iter().map(Ent::json).collect::<Vec<_>>()}),
+    );
+    let relations: Vec<Rel> = (0..2500)
+        .map(|i| Rel {
+            from: hubs[i % 3].to_string(),
+            to: format!("leaf{i}"),
+            relation_type: if i % 2 == 0 { "even" } else { "odd" }.into(),
+        })
+        .collect();
+    model.create_relations(&relations);
+    call_ok(
+        &mut memory,
+        "create_relations",
+        json!({"relations": relations.iter().map(Rel::json).collect::<Vec<_>>()}),
+    );
+    let doomed: Vec<Rel> = relations
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| i % 25 != 0)
+        .map(|(_, r)| r.clone())
+        .collect();
+    model.delete_relations(&doomed);
+    call_ok(
+        &mut memory,
+        "delete_relations",
+        json!({"relations": doomed.iter().map(Rel::json).collect::<Vec<_>>()}),
+    );
+    assert_eq!(graph(&mut memory), model.read_graph());
+    let h1 = vec!["H1".to_string()];
+    assert_eq!(
+        call_ok(&mut memory, "open_nodes", json!({ "names": h1 })),
+        model.open_nodes(&h1)
+    );
+    // The triple index finds survivors (no duplicate is created) and deletes them.
+    let again = vec![relations[25].clone(), relations[26].clone()];
+    let created = model.create_relations(&again);
+    assert_eq!(
+        call_ok(
+            &mut memory,
+            "create_relations",
+            json!({"relations": again.iter().map(Rel::json).collect::<Vec<_>>()}),
+        ),
+        json!({"relations": created.iter().map(Rel::json).collect::<Vec<_>>()})
+    );
+    let gone = vec![relations[50].clone()];
+    model.delete_relations(&gone);
+    call_ok(
+        &mut memory,
+        "delete_relations",
+        json!({"relations": [gone[0].json()]}),
+    );
+    // The endpoint index cascades from the renumbered relations.
+    let names = vec!["H2".to_string(), "leaf75".to_string()];
+    model.delete_entities(&names);
+    call_ok(
+        &mut memory,
+        "delete_entities",
+        json!({ "entityNames": names }),
+    );
+    assert_eq!(graph(&mut memory), model.read_graph());
+    assert_replay_matches(&mut memory, &log, &model);
 }
