@@ -479,6 +479,15 @@ pub fn call_all<L: Log>(memory: &mut Memory<L>, tool: &str, args: Value) -> Vec<
     )
 }
 
+/// Calls a tool and returns the request id and the raw lines sent back.
+pub fn call_raw<L: Log>(memory: &mut Memory<L>, tool: &str, args: Value) -> (u64, Vec<String>) {
+    let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+    let line = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                      "params": {"name": tool, "arguments": args}})
+    .to_string();
+    (id, memory.handle(&line))
+}
+
 /// Calls a tool and returns its `CallToolResult`.
 pub fn call<L: Log>(memory: &mut Memory<L>, tool: &str, args: Value) -> Value {
     let reply = call_all(memory, tool, args).pop().expect("reply");
@@ -603,4 +612,92 @@ pub fn reference_jsonl(graph: &Value) -> Vec<u8> {
         ));
     }
     lines.join("\n").into_bytes()
+}
+
+// ---------------------------------------------------------------------------------------------
+// The reference's bytes
+// ---------------------------------------------------------------------------------------------
+
+/// Key order of every object the tools return, as the reference writes them.
+const KEY_ORDER: &[&str] = &[
+    "entities",
+    "relations",
+    "results",
+    "name",
+    "entityType",
+    "observations",
+    "from",
+    "to",
+    "relationType",
+    "entityName",
+    "addedObservations",
+    "success",
+    "message",
+];
+
+fn ordered(map: &serde_json::Map<String, Value>) -> Vec<(&String, &Value)> {
+    let rank = |k: &str| {
+        KEY_ORDER
+            .iter()
+            .position(|o| *o == k)
+            .unwrap_or_else(|| panic!("unexpected key {k:?} in a tool result"))
+    };
+    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+    entries.sort_by_key(|(k, _)| rank(k));
+    entries
+}
+
+/// `JSON.stringify(value)` of a tool-result value, keys in the reference's order.
+pub fn js_compact(value: &Value) -> String {
+    match value {
+        Value::String(s) => js_string(s),
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(js_compact).collect();
+            format!("[{}]", items.join(","))
+        }
+        Value::Object(map) => {
+            let fields: Vec<String> = ordered(map)
+                .into_iter()
+                .map(|(k, v)| format!("{}:{}", js_string(k), js_compact(v)))
+                .collect();
+            format!("{{{}}}", fields.join(","))
+        }
+        other => other.to_string(),
+    }
+}
+
+/// `JSON.stringify(value, null, 2)` of a tool-result value, keys in the reference's order.
+pub fn js_pretty(value: &Value) -> String {
+    fn at(value: &Value, depth: usize) -> String {
+        let pad = |d: usize| "  ".repeat(d);
+        match value {
+            Value::Array(items) if !items.is_empty() => {
+                let items: Vec<String> = items
+                    .iter()
+                    .map(|v| format!("{}{}", pad(depth + 1), at(v, depth + 1)))
+                    .collect();
+                format!("[\n{}\n{}]", items.join(",\n"), pad(depth))
+            }
+            Value::Object(map) if !map.is_empty() => {
+                let fields: Vec<String> = ordered(map)
+                    .into_iter()
+                    .map(|(k, v)| {
+                        format!("{}{}: {}", pad(depth + 1), js_string(k), at(v, depth + 1))
+                    })
+                    .collect();
+                format!("{{\n{}\n{}}}", fields.join(",\n"), pad(depth))
+            }
+            other => js_compact(other),
+        }
+    }
+    at(value, 0)
+}
+
+/// The reference's reply line for a successful tool call.
+pub fn reference_success_line(id: u64, text: &str, structured: &Value) -> String {
+    format!(
+        r#"{{"result":{{"content":[{{"type":"text","text":{}}}],"structuredContent":{}}},"jsonrpc":"2.0","id":{id}}}"#,
+        js_string(text),
+        js_compact(structured)
+    )
 }

@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 
 use super::model::{Ent, Model, Rel};
-use super::{call, call_err, call_ok, text};
+use super::{call_err, call_raw, js_pretty, reference_success_line};
 
 /// Names: case variants, Unicode case traps, the empty string, a leading space,
 /// NFC/NFD twins, and a name no call ever creates an entity for but relations may use.
@@ -39,6 +39,7 @@ pub const OBSERVATIONS: &[&str] = &[
     "line\nbreak \"quoted\" \\ /",
     "i\u{307}",
     "\u{212a}elvin",
+    "ctl \u{0}\u{1}\u{8}\u{b}\u{c}\u{1f}\u{7f} \u{2028}\u{2029}\t\r </script> \u{fffd}",
 ];
 
 /// Search queries: every pool string plus short fragments.
@@ -193,24 +194,26 @@ fn named_lists(list: &[(usize, Vec<usize>)]) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
-/// The text of a successful result must be its structuredContent (or, for the create
-/// tools and add_observations, the array inside it) as JSON.
-fn check_text(result_text: &str, expected: &Value) {
-    let parsed: Value = serde_json::from_str(result_text)
-        .unwrap_or_else(|e| panic!("content text is not JSON ({e}): {result_text}"));
-    assert_eq!(&parsed, expected, "content text");
-}
-
+/// Calls a tool that must succeed, checks that the reply is byte for byte the reference's
+/// for the structuredContent it carries, and returns that structuredContent. The text is
+/// the pretty JSON of the structuredContent, or of its `inner` field, or the `message`.
 fn ok_with_text<L: Log>(memory: &mut Memory<L>, tool: &str, args: Value, inner: &str) -> Value {
-    let result = call(memory, tool, args);
+    let (id, lines) = call_raw(memory, tool, args);
+    let line = lines.last().expect("a reply");
+    let reply: Value = serde_json::from_str(line).expect("reply is JSON");
+    let result = &reply["result"];
     assert!(result.get("isError").is_none(), "{tool} failed: {result}");
     let structured = result["structuredContent"].clone();
-    let expected_text = if inner.is_empty() {
-        structured.clone()
-    } else {
-        structured[inner].clone()
+    let text = match inner {
+        "" => js_pretty(&structured),
+        "message" => structured["message"].as_str().expect("message").to_string(),
+        field => js_pretty(&structured[field]),
     };
-    check_text(text(&result), &expected_text);
+    assert_eq!(
+        *line,
+        reference_success_line(id, &text, &structured),
+        "{tool}: reply bytes"
+    );
     structured
 }
 
@@ -266,7 +269,12 @@ pub fn apply<L: Log>(memory: &mut Memory<L>, model: &mut Model, op: &Op) -> bool
         }
         Op::DeleteEntities(list) => {
             let names = strings(NAMES, list);
-            let got = call_ok(memory, "delete_entities", json!({"entityNames": names}));
+            let got = ok_with_text(
+                memory,
+                "delete_entities",
+                json!({"entityNames": names}),
+                "message",
+            );
             assert_eq!(
                 got,
                 json!({"success": true, "message": "Entities deleted successfully"})
@@ -278,7 +286,7 @@ pub fn apply<L: Log>(memory: &mut Memory<L>, model: &mut Model, op: &Op) -> bool
             let args = json!({"deletions": items.iter()
                 .map(|(n, o)| json!({"entityName": n, "observations": o}))
                 .collect::<Vec<_>>()});
-            let got = call_ok(memory, "delete_observations", args);
+            let got = ok_with_text(memory, "delete_observations", args, "message");
             assert_eq!(
                 got,
                 json!({"success": true, "message": "Observations deleted successfully"})
@@ -287,10 +295,11 @@ pub fn apply<L: Log>(memory: &mut Memory<L>, model: &mut Model, op: &Op) -> bool
         }
         Op::DeleteRelations(list) => {
             let input = rels(list);
-            let got = call_ok(
+            let got = ok_with_text(
                 memory,
                 "delete_relations",
                 json!({"relations": rels_json(&input)}),
+                "message",
             );
             assert_eq!(
                 got,
