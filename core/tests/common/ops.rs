@@ -39,7 +39,7 @@ pub const OBSERVATIONS: &[&str] = &[
     "line\nbreak \"quoted\" \\ /",
     "i\u{307}",
     "\u{212a}elvin",
-    "ctl \u{0}\u{1}\u{8}\u{b}\u{c}\u{1f}\u{7f} \u{2028}\u{2029}\t\r </script> \u{fffd}",
+    "ctl \u{0}\u{1}\u{8}\u{b}\u{c}\u{1f}\u{7f} \u{2028}\u{2029}\t\r </script> \u{fffd}\u{7f}",
 ];
 
 /// Search queries: every pool string plus short fragments.
