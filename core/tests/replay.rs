@@ -400,3 +400,35 @@ fn relation_repack_keeps_endpoint_and_triple_indexes() {
     assert_eq!(graph(&mut memory), model.read_graph());
     assert_replay_matches(&mut memory, &log, &model);
 }
+
+/// A large reference file is converted in several records; their order and the file's
+/// duplicates must survive the chunking.
+#[test]
+fn large_foreign_file_converts_across_record_chunks_in_order() {
+    let mut model = Model::default();
+    let mut lines = Vec::new();
+    for i in 0..2600 {
+        let name = format!("n{}", i % 2300); // the last 300 repeat earlier names
+        let obs = format!("o{i}");
+        lines.push(entity_line(&name, "t", &[&obs]));
+        model.entities.push(Ent {
+            name,
+            entity_type: "t".into(),
+            observations: vec![obs],
+        });
+    }
+    for i in 0..2100 {
+        let (from, to) = (format!("n{}", i % 1900), format!("n{}", i % 7));
+        lines.push(relation_line(&from, &to, "r"));
+        model.relations.push(Rel {
+            from,
+            to,
+            relation_type: "r".into(),
+        });
+    }
+    let log = MemLog::foreign(lines.join("\n").as_bytes());
+    let mut memory = open(log.clone());
+    assert!(log.len() > 2, "converted in several records");
+    assert_eq!(graph(&mut memory), model.read_graph());
+    assert_replay_matches(&mut memory, &log, &model);
+}

@@ -6,7 +6,9 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 
 use super::model::{Ent, Model, Rel};
-use super::{call_err, call_raw, js_pretty, reference_success_line};
+use super::{call_err, call_raw, js_pretty, reference_success_line, request};
+
+const GRAPH_URI: &str = "memory://knowledge-graph";
 
 /// Names: case variants, Unicode case traps, the empty string, a leading space,
 /// NFC/NFD twins, and a name no call ever creates an entity for but relations may use.
@@ -310,6 +312,14 @@ pub fn apply<L: Log>(memory: &mut Memory<L>, model: &mut Model, op: &Op) -> bool
         Op::ReadGraph => {
             let got = ok_with_text(memory, "read_graph", json!({}), "");
             assert_eq!(got, model.read_graph(), "read_graph");
+            // The resource holds the same text as read_graph.
+            let reply = request(memory, "resources/read", json!({"uri": GRAPH_URI}));
+            assert_eq!(
+                reply["result"],
+                json!({"contents": [{"uri": GRAPH_URI, "mimeType": "application/json",
+                                     "text": js_pretty(&got)}]}),
+                "resources/read"
+            );
         }
         Op::SearchNodes(q) => {
             let query = queries()[*q];
