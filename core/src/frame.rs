@@ -10,7 +10,8 @@
 //! header, a tail of zero bytes, or a final frame whose length check or checksum fails is a
 //! *torn tail*: it is reported and the valid prefix is kept. Zero bytes after a frame count
 //! as the end of the data (a crash can leave allocated space that was never written), so a
-//! frame cut short by zeros is a torn tail too. Any other damage is [`ScanError::Corrupt`]
+//! frame cut short by zeros is a torn tail too, and so is a header cut short by zeros (an
+//! empty log). Any other damage is [`ScanError::Corrupt`]
 //! at an offset, and nothing is dropped.
 
 use alloc::vec::Vec;
@@ -33,10 +34,22 @@ pub fn header() -> [u8; HEADER_LEN] {
     h
 }
 
-/// Whether these bytes start like a memory log (or are a torn prefix of its header).
+/// Whether these bytes start like a memory log (or are a torn prefix of its header, possibly
+/// followed by zeros).
 pub fn is_log(bytes: &[u8]) -> bool {
     let n = bytes.len().min(MAGIC.len());
-    n > 0 && bytes[..n] == MAGIC[..n]
+    n > 0 && (bytes[..n] == MAGIC[..n] || zero_filled_header(bytes))
+}
+
+/// Whether the bytes are a strict prefix of the header followed only by zeros: a new log
+/// whose header never fully reached the disk, which holds no data.
+fn zero_filled_header(bytes: &[u8]) -> bool {
+    let same = bytes
+        .iter()
+        .zip(header().iter())
+        .take_while(|(a, b)| a == b)
+        .count();
+    same < HEADER_LEN && all_zero(&bytes[same..])
 }
 
 /// Appends one framed record to `out`.
@@ -163,7 +176,7 @@ pub fn scan(bytes: &[u8]) -> Result<Scan<'_>, ScanError> {
         dropped: bytes.len() - offset,
         kind,
     };
-    if bytes.len() < HEADER_LEN {
+    if bytes.len() < HEADER_LEN || zero_filled_header(bytes) {
         return Ok(Scan {
             records: Vec::new(),
             valid_len: 0,
