@@ -82,6 +82,10 @@ impl Session {
     /// there, and nothing else.
     fn check_clean_crash(&self) {
         let image = self.log.crash_losing_everything_unsynced();
+        if image.is_empty() {
+            assert_eq!(self.log.durable_frames(), 0, "nothing was synced yet");
+            return;
+        }
         let scan = frame::scan(&image).expect("a synced log scans");
         assert_eq!(scan.torn, None, "a synced prefix ends on a frame boundary");
         let durable = self.log.durable_frames();
@@ -93,6 +97,11 @@ impl Session {
     /// An arbitrary power cut: returns the disk image and how many records it replays.
     fn check_crash(&self, rng: &mut CrashRng) -> (Vec<u8>, usize) {
         let image = self.log.crash(rng);
+        if image.is_empty() {
+            // The file's creation itself was lost: the host starts a new log.
+            assert_eq!(self.log.durable_frames(), 0);
+            return (image, 0);
+        }
         let scan = match frame::scan(&image) {
             Ok(scan) => scan,
             Err(e) => panic!(
@@ -160,10 +169,15 @@ proptest! {
     #[test]
     fn power_cut_leaves_state_of_an_acknowledged_prefix(
         steps in prop::collection::vec((ops::mutation(), any::<bool>(), 0u8..4), 1..40),
+        new_file in any::<bool>(),
         seed in any::<u64>(),
     ) {
         let mut rng = CrashRng::new(seed);
-        let mut s = Session::start(CrashLog::new(), empty_snapshots());
+        let log = if new_file { CrashLog::new_file() } else { CrashLog::new() };
+        let mut s = Session::start(log, empty_snapshots());
+        for _ in 0..4 {
+            s.check_crash(&mut rng);
+        }
         for (op, durable_sync, crashes) in &steps {
             s.apply(op, *durable_sync);
             s.check_clean_crash();
@@ -235,4 +249,39 @@ fn image_frame_end_or_header(records: &[&[u8]], n: usize) -> usize {
     } else {
         image_frame_end(records, n - 1)
     }
+}
+
+/// A crash right after the host created a log file can leave the header cut short and
+/// the rest of the file zeros (size updated, data never written). That file holds no
+/// data: it must read as an empty log with a torn header, not as a foreign file (which
+/// would make every tool call fail) nor as corruption.
+#[test]
+fn zero_filled_header_of_a_new_log_is_an_empty_log() {
+    let header = frame::header();
+    for written in 0..frame::HEADER_LEN {
+        for len in written + 1..=frame::HEADER_LEN + 40 {
+            let mut image = header[..written].to_vec();
+            image.resize(len, 0);
+            assert!(frame::is_log(&image), "{written} bytes, {len} long");
+            let scan = frame::scan(&image)
+                .unwrap_or_else(|e| panic!("{written} header bytes, {len} long: {e}"));
+            assert!(scan.records.is_empty());
+            if image.len() >= frame::HEADER_LEN && image[..frame::HEADER_LEN] == header {
+                // The missing header bytes were zeros anyway: an intact empty log.
+                assert_eq!(scan.valid_len, frame::HEADER_LEN);
+            } else {
+                assert_eq!(scan.valid_len, 0, "{written} bytes, {len} long");
+                assert_eq!(
+                    scan.torn.map(|t| t.kind),
+                    Some(frame::TornKind::Header),
+                    "{written} bytes, {len} long"
+                );
+            }
+            let mut memory = open(CrashLog::from_disk(&image));
+            assert_eq!(graph(&mut memory), graph_of(&[], &[]));
+        }
+    }
+    // Text that merely starts with NUL or garbage is still not taken for a log.
+    assert!(!frame::is_log(b"{\"type\":\"entity\"}"));
+    assert!(!frame::is_log(b"\0{\"type\":\"entity\"}"));
 }

@@ -276,10 +276,21 @@ impl CrashLog {
         Self::from_disk(&frame::header())
     }
 
-    /// The log a host opens after a restart from these file bytes: it scans them, cuts off a
-    /// torn tail as the host does, and hands the records to the memory. Panics when the
-    /// bytes are not a readable log.
+    /// A log file just created by the host: the header is written but, like any write
+    /// before the first sync, not yet durable.
+    pub fn new_file() -> Self {
+        let log = Self::new();
+        log.0.borrow_mut().durable = 0;
+        log
+    }
+
+    /// The log a host opens after a restart from these file bytes: a new log for an empty
+    /// file; otherwise it scans them, cuts off a torn tail as the host does, and hands the
+    /// records to the memory. Panics when the bytes are not a readable log.
     pub fn from_disk(bytes: &[u8]) -> Self {
+        if bytes.is_empty() {
+            return Self::new(); // an empty file is a new log
+        }
         let scan = frame::scan(bytes).unwrap_or_else(|e| panic!("the log does not scan: {e}"));
         let records: Vec<Vec<u8>> = scan.records.iter().map(|r| r.to_vec()).collect();
         let mut kept = bytes[..scan.valid_len].to_vec();
