@@ -5,7 +5,7 @@
 //! methods get error -32603 carrying zod-style issues; tool failures are `isError` results.
 
 use alloc::format;
-use alloc::string::String;
+use alloc::string::{String, ToString};
 use alloc::vec;
 use alloc::vec::Vec;
 use serde::Serialize;
@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 
 use crate::json::parse_lenient;
 use crate::log::Log;
-use crate::memory::Memory;
+use crate::memory::{CommitError, Memory};
 use crate::tools::{self, Outcome, output};
 use crate::validate::{Issue, Seg, type_name};
 
@@ -301,19 +301,25 @@ impl<L: Log> Memory<L> {
         }
         match tools::run(&self.catalog, &self.graph, name, args) {
             Outcome::Done(result) => vec![reply(id, result)],
-            Outcome::Change(plan) => match self.commit(plan) {
-                Ok(result) => {
-                    let mut out = Vec::with_capacity(2);
-                    if self.subscribed {
-                        out.push(format!(
-                            r#"{{"method":"notifications/resources/updated","params":{{"uri":"{GRAPH_URI}"}},"jsonrpc":"2.0"}}"#
-                        ));
-                    }
-                    out.push(reply(id, result));
-                    out
+            Outcome::Change(plan) => {
+                // Subscribers hear of every call that may have changed the graph (the
+                // reference notifies no-ops too); a refused append changed nothing.
+                let (notify, result) = match self.commit(plan) {
+                    Ok(result) => (true, result),
+                    Err(e) => (
+                        matches!(e, CommitError::NotDurable(_)),
+                        output::failure(&e.to_string()),
+                    ),
+                };
+                let mut out = Vec::with_capacity(2);
+                if notify && self.subscribed {
+                    out.push(format!(
+                        r#"{{"method":"notifications/resources/updated","params":{{"uri":"{GRAPH_URI}"}},"jsonrpc":"2.0"}}"#
+                    ));
                 }
-                Err(message) => vec![reply(id, output::failure(&message))],
-            },
+                out.push(reply(id, result));
+                out
+            }
         }
     }
 }

@@ -122,7 +122,8 @@ impl<L: Log> Memory<L> {
                 observations: e.observations.iter().map(String::as_str).collect(),
             })
             .collect();
-        self.commit(plan::create_entities(&self.graph, &entities))?;
+        self.commit(plan::create_entities(&self.graph, &entities))
+            .map_err(|e| e.to_string())?;
         let additions: Vec<AddArg<'_>> = entities
             .iter()
             .map(|e| AddArg {
@@ -135,7 +136,7 @@ impl<L: Log> Memory<L> {
             Some(Record::AddObservations(items)) => items.iter().map(|i| i.contents.len()).sum(),
             _ => 0,
         };
-        self.commit(add)?;
+        self.commit(add).map_err(|e| e.to_string())?;
         let relations: Vec<RelationArg<'_>> = parsed
             .relations
             .iter()
@@ -145,7 +146,8 @@ impl<L: Log> Memory<L> {
                 relation_type: &r.relation_type,
             })
             .collect();
-        self.commit(plan::create_relations(&self.graph, &relations))?;
+        self.commit(plan::create_relations(&self.graph, &relations))
+            .map_err(|e| e.to_string())?;
         let mut summary = format!(
             "imported {} new entities, {} new observations on existing entities, {} new relations",
             self.graph.entity_count() - before.0,
@@ -161,17 +163,35 @@ impl<L: Log> Memory<L> {
 
     /// Logs a plan's record, applies it, and makes it durable. Nothing changes if the log
     /// refuses the record.
-    pub(crate) fn commit(&mut self, plan: Plan<'_>) -> Result<String, String> {
+    pub(crate) fn commit(&mut self, plan: Plan<'_>) -> Result<String, CommitError> {
         if let Some(record) = &plan.record {
             self.log
                 .append(&record.encode())
-                .map_err(|e| format!("The change was not saved: {}", e.0))?;
+                .map_err(|e| CommitError::NotSaved(e.0))?;
             self.graph.apply(record);
-            self.log
-                .sync()
-                .map_err(|e| format!("The change was written but may not be durable: {}", e.0))?;
+            self.log.sync().map_err(|e| CommitError::NotDurable(e.0))?;
         }
         Ok(plan.result)
+    }
+}
+
+/// Why a change was not acknowledged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum CommitError {
+    /// The log refused the record: nothing changed.
+    NotSaved(String),
+    /// The record was written and applied, but making it durable failed.
+    NotDurable(String),
+}
+
+impl fmt::Display for CommitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CommitError::NotSaved(e) => write!(f, "The change was not saved: {e}"),
+            CommitError::NotDurable(e) => {
+                write!(f, "The change was written but may not be durable: {e}")
+            }
+        }
     }
 }
 

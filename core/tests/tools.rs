@@ -1211,6 +1211,31 @@ fn no_notification_for_failed_calls_or_reads() {
     }
 }
 
+/// A change that reached the log but not stable storage is in the graph: subscribers must
+/// hear of it even though the call reports an error; a refused append changed nothing.
+#[test]
+fn notification_follows_the_graph_when_durability_fails() {
+    let (mut m, log) = fresh();
+    request(&mut m, "resources/subscribe", json!({"uri": GRAPH_URI}));
+    log.fail_next_sync("EIO");
+    let out = call_all(
+        &mut m,
+        "create_entities",
+        json!({"entities": [entity("A", "t", &[])]}),
+    );
+    assert_eq!(out.len(), 2, "{out:?}");
+    assert_eq!(out[0], updated());
+    assert_eq!(out[1]["result"]["isError"], json!(true));
+    log.fail_next_append("ENOSPC");
+    let out = call_all(
+        &mut m,
+        "create_entities",
+        json!({"entities": [entity("B", "t", &[])]}),
+    );
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(out[0]["result"]["isError"], json!(true));
+}
+
 #[test]
 fn unsubscribe_stops_notifications_for_graph_uri_only() {
     let (mut m, _) = fresh();
