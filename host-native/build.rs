@@ -20,7 +20,15 @@ fn main() -> Result<()> {
     let root = manifest_dir
         .parent()
         .context("host-native lives in the workspace")?;
-    for watched in ["core", "wit", "Cargo.toml", "Cargo.lock", ".cargo/config.toml"] {
+    for watched in [
+        "core/src",
+        "core/Cargo.toml",
+        "core/component",
+        "wit",
+        "Cargo.toml",
+        "Cargo.lock",
+        ".cargo/config.toml",
+    ] {
         println!("cargo:rerun-if-changed={}", root.join(watched).display());
     }
     println!("cargo:rerun-if-changed=src/engine_config.rs");
