@@ -120,6 +120,7 @@ def run(path, cmd, record):
     scenario = json.loads(path.read_text(encoding="utf-8"))
     failures = []
     changed = False
+    index = -1
     with tempfile.TemporaryDirectory() as tmp:
         file = Path(tmp) / "memory.jsonl"
         if scenario.get("file"):
