@@ -187,6 +187,15 @@ impl<'a> ParamCheck<'a> {
     }
 }
 
+/// The reply to a message whose handling failed outside the protocol (the engine trapped):
+/// a JSON-RPC internal error (-32603) carrying `reason`, or `None` for a message that gets
+/// no reply. Needs no memory, so a host can ask a fresh instance after the old one died.
+pub fn failure_reply(message: &str, reason: &str) -> Option<String> {
+    let (msg, _) = parse_lenient::<Value>(message).ok()?;
+    let req = request(&msg)?;
+    Some(error(&req.id, -32603, reason))
+}
+
 impl<L: Log> Memory<L> {
     /// Handles one incoming JSON-RPC message (one line of the stdio transport) and returns
     /// the messages to send, in order: resource notifications first, then the reply.
@@ -327,6 +336,26 @@ impl<L: Log> Memory<L> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn failure_reply_answers_requests_only() {
+        assert_eq!(
+            failure_reply(
+                r#"{"jsonrpc":"2.0","id":"x","method":"tools/call"}"#,
+                "boom"
+            )
+            .as_deref(),
+            Some(r#"{"jsonrpc":"2.0","id":"x","error":{"code":-32603,"message":"boom"}}"#)
+        );
+        assert_eq!(
+            failure_reply(
+                r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+                "boom"
+            ),
+            None
+        );
+        assert_eq!(failure_reply("garbage", "boom"), None);
+    }
 
     #[test]
     fn ids_follow_the_sdk_schema() {

@@ -13,7 +13,7 @@ wasmtime::component::bindgen!({
     path: "../wit",
 });
 
-use mcp_memory::memory::log;
+use self::mcp_memory::memory::log;
 
 /// The component, precompiled for this architecture by `build.rs`.
 static PRECOMPILED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/memory.cwasm"));
@@ -86,6 +86,14 @@ impl Server {
             .mcp_memory_memory_server()
             .memory()
             .call_handle(&mut self.store, self.memory, message)?)
+    }
+
+    /// The reply to a message whose handling trapped in another instance, if it needs one.
+    pub fn failure_reply(&mut self, message: &str, reason: &str) -> Result<Option<String>> {
+        Ok(self
+            .bindings
+            .mcp_memory_memory_server()
+            .call_failure_reply(&mut self.store, message, reason)?)
     }
 
     /// The graph as reference JSONL.

@@ -32,6 +32,12 @@ pub fn serve(mut server: Server, reopen: impl Fn() -> Result<Server>) -> Result<
                 );
                 drop(server);
                 server = reopen()?;
+                let reason = "internal error: the memory engine failed on this request and was reloaded from its file";
+                if let Some(reply) = server.failure_reply(&text, reason)? {
+                    stdout.write_all(reply.as_bytes())?;
+                    stdout.write_all(b"\n")?;
+                    stdout.flush()?;
+                }
             }
         }
     }

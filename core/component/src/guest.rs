@@ -47,6 +47,10 @@ struct GuestMem(RefCell<Memory<HostLog>>);
 
 impl Guest for Component {
     type Memory = GuestMem;
+
+    fn failure_reply(message: String, reason: String) -> Option<String> {
+        mcp_memory_core::mcp::failure_reply(&message, &reason)
+    }
 }
 
 impl GuestMemory for GuestMem {
