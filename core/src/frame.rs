@@ -171,24 +171,35 @@ pub fn scan(bytes: &[u8]) -> Result<Scan<'_>, ScanError> {
     if !is_log(bytes) {
         return Err(ScanError::NotALog);
     }
-    let torn = |offset: usize, kind| TornTail {
-        offset,
-        dropped: bytes.len() - offset,
-        kind,
-    };
     if bytes.len() < HEADER_LEN || zero_filled_header(bytes) {
         return Ok(Scan {
             records: Vec::new(),
             valid_len: 0,
-            torn: Some(torn(0, TornKind::Header)),
+            torn: Some(TornTail {
+                offset: 0,
+                dropped: bytes.len(),
+                kind: TornKind::Header,
+            }),
         });
     }
     let version = u32_at(bytes, 8);
     if version != VERSION {
         return Err(ScanError::UnsupportedVersion(version));
     }
+    scan_frames(&bytes[HEADER_LEN..], HEADER_LEN)
+}
+
+/// Reads the frames in `bytes`, which start at offset `base` of the log (after the header,
+/// or where an earlier scan stopped), applying the recovery rules in the module docs.
+/// Offsets in the result and in errors are offsets in the log.
+pub fn scan_frames(bytes: &[u8], base: usize) -> Result<Scan<'_>, ScanError> {
+    let torn = |at: usize, kind| TornTail {
+        offset: base + at,
+        dropped: bytes.len() - at,
+        kind,
+    };
     let mut records = Vec::new();
-    let mut at = HEADER_LEN;
+    let mut at = 0;
     let tail = loop {
         let rest = &bytes[at..];
         if rest.is_empty() {
@@ -206,7 +217,7 @@ pub fn scan(bytes: &[u8]) -> Result<Scan<'_>, ScanError> {
                 break Some(torn(at, TornKind::FrameHeader));
             }
             return Err(ScanError::Corrupt {
-                offset: at,
+                offset: base + at,
                 reason: "record length check failed",
             });
         }
@@ -220,7 +231,7 @@ pub fn scan(bytes: &[u8]) -> Result<Scan<'_>, ScanError> {
                 break Some(torn(at, TornKind::Checksum));
             }
             return Err(ScanError::Corrupt {
-                offset: at,
+                offset: base + at,
                 reason: "checksum mismatch",
             });
         }
@@ -229,7 +240,7 @@ pub fn scan(bytes: &[u8]) -> Result<Scan<'_>, ScanError> {
     };
     Ok(Scan {
         records,
-        valid_len: tail.map_or(bytes.len(), |t| t.offset),
+        valid_len: tail.map_or(base + bytes.len(), |t| t.offset),
         torn: tail,
     })
 }
@@ -313,6 +324,27 @@ mod tests {
         let mut data = log_of(&[]);
         data[8] = 2;
         assert_eq!(scan(&data).unwrap_err(), ScanError::UnsupportedVersion(2));
+    }
+
+    #[test]
+    fn scanning_a_tail_reports_log_offsets() {
+        let full = log_of(&[b"first", b"second"]);
+        let second = HEADER_LEN + FRAME_HEADER_LEN + 5;
+        let s = scan_frames(&full[second..], second).unwrap();
+        assert_eq!(s.records, vec![&b"second"[..]]);
+        assert_eq!(s.valid_len, full.len());
+        let s = scan_frames(&full[second..full.len() - 1], second).unwrap();
+        assert_eq!(s.torn.unwrap().offset, second);
+        let mut bad = full.clone();
+        bad[second + 1] ^= 1;
+        bad.extend_from_slice(b"more bytes after the damage");
+        assert_eq!(
+            scan_frames(&bad[second..], second).unwrap_err(),
+            ScanError::Corrupt {
+                offset: second,
+                reason: "record length check failed"
+            }
+        );
     }
 
     #[test]
