@@ -22,5 +22,5 @@ pub mod substring;
 pub mod tools;
 pub mod validate;
 
-pub use log::{Contents, Log, LogError};
+pub use log::{Changes, Contents, Log, LogError};
 pub use memory::{Memory, OpenError};

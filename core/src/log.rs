@@ -3,6 +3,9 @@
 //! The contract mirrors `wit/memory.wit` (the component's `log` import), which is the
 //! normative text; in short:
 //! - [`Log::replay`] is called once, before anything else.
+//! - [`Log::refresh`] is called before every request: it returns what other writers (other
+//!   processes, other tabs) put in the log since this memory last saw it, and from then
+//!   until the request is answered no other writer appends.
 //! - [`Log::append`] must leave either the whole entry or nothing in the log, in call order.
 //! - [`Log::sync`] is called before every reply that follows an append.
 //! - [`Log::replace`] swaps the whole log atomically: afterwards replay yields exactly the new
@@ -23,6 +26,15 @@ pub enum Contents {
     Foreign(Vec<u8>),
 }
 
+/// What other writers did to the log since this memory last saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Changes {
+    /// They appended these record payloads, oldest first (often none).
+    Appended(Vec<Vec<u8>>),
+    /// They replaced the whole log (a conversion or compaction); these are all its records.
+    Replaced(Vec<Vec<u8>>),
+}
+
 /// A host-side failure, in words for the user (e.g. the OS error and the path).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogError(pub String);
@@ -31,6 +43,8 @@ pub struct LogError(pub String);
 pub trait Log {
     /// Everything the log held when it was opened.
     fn replay(&mut self) -> Result<Contents, LogError>;
+    /// What other writers appended or replaced since the last replay or refresh.
+    fn refresh(&mut self) -> Result<Changes, LogError>;
     /// Appends one record payload after all earlier ones.
     fn append(&mut self, entry: &[u8]) -> Result<(), LogError>;
     /// Makes every appended entry durable, as the host's durability policy defines.

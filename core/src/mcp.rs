@@ -90,6 +90,12 @@ fn request(msg: &Value) -> Option<Request<'_>> {
 
 /// `{"result":<result>,"jsonrpc":"2.0","id":<id>}`, built in `result`'s own buffer (a
 /// read_graph result is megabytes; it is not copied into a second one).
+fn updated_notification() -> String {
+    format!(
+        r#"{{"method":"notifications/resources/updated","params":{{"uri":"{GRAPH_URI}"}},"jsonrpc":"2.0"}}"#
+    )
+}
+
 fn reply(id: &str, result: impl Into<String>) -> String {
     const HEAD: &str = r#"{"result":"#;
     const MID: &str = r#","jsonrpc":"2.0","id":"#;
@@ -272,7 +278,15 @@ impl<L: Log> Memory<L> {
 
     fn resource(&mut self, id: &str, method: &str, uri: &str) -> Vec<String> {
         let is_graph = uri == GRAPH_URI;
-        let out = match method {
+        let mut out = Vec::with_capacity(2);
+        if method == "resources/read"
+            && is_graph
+            && let Err(reason) = self.catch_up_notifying(&mut out)
+        {
+            out.push(error(id, -32603, &reason));
+            return out;
+        }
+        let answer = match method {
             "resources/subscribe" => {
                 self.subscribed |= is_graph;
                 reply(id, "{}")
@@ -301,15 +315,22 @@ impl<L: Log> Memory<L> {
                 }
             },
         };
-        vec![out]
+        out.push(answer);
+        out
     }
 
     fn call_tool(&mut self, id: &str, name: &str, args: &Value) -> Vec<String> {
-        if let Some(reason) = &self.unavailable {
-            return vec![reply(id, output::failure(reason))];
+        let mut out = Vec::with_capacity(2);
+        if let Err(reason) = self.catch_up_notifying(&mut out) {
+            out.push(reply(id, output::failure(&reason)));
+            return out;
         }
-        match tools::run(&self.catalog, &self.graph, name, args) {
-            Outcome::Done(result) => vec![reply(id, result)],
+        if let Some(reason) = &self.unavailable {
+            out.push(reply(id, output::failure(reason)));
+            return out;
+        }
+        let result = match tools::run(&self.catalog, &self.graph, name, args) {
+            Outcome::Done(result) => result,
             Outcome::Change(plan) => {
                 // Subscribers hear of every call that may have changed the graph (the
                 // reference notifies no-ops too); a refused append changed nothing.
@@ -320,16 +341,22 @@ impl<L: Log> Memory<L> {
                         output::failure(&e.to_string()),
                     ),
                 };
-                let mut out = Vec::with_capacity(2);
                 if notify && self.subscribed {
-                    out.push(format!(
-                        r#"{{"method":"notifications/resources/updated","params":{{"uri":"{GRAPH_URI}"}},"jsonrpc":"2.0"}}"#
-                    ));
+                    out.push(updated_notification());
                 }
-                out.push(reply(id, result));
-                out
+                result
             }
+        };
+        out.push(reply(id, result));
+        out
+    }
+
+    /// Catches up with other writers; a subscriber hears if that changed the graph.
+    fn catch_up_notifying(&mut self, out: &mut Vec<String>) -> Result<(), String> {
+        if self.catch_up()? && self.subscribed {
+            out.push(updated_notification());
         }
+        Ok(())
     }
 }
 

@@ -7,7 +7,7 @@ use core::fmt;
 
 use crate::graph::Graph;
 use crate::jsonl;
-use crate::log::{Contents, Log, LogError};
+use crate::log::{Changes, Contents, Log, LogError};
 use crate::record::{DecodeError, Record};
 use crate::tools::args::{AddArg, EntityArg, RelationArg};
 use crate::tools::{Catalog, Plan, plan};
@@ -55,20 +55,10 @@ impl<L: Log> Memory<L> {
         let mut warnings = Vec::new();
         let mut unavailable = None;
         match log.replay().map_err(OpenError::Log)? {
-            Contents::Records(records) => {
-                for (index, bytes) in records.iter().enumerate() {
-                    let record = Record::decode(bytes)
-                        .map_err(|error| OpenError::Record { index, error })?;
-                    graph.apply(&record);
-                }
-            }
+            Contents::Records(records) => graph = replay(&records)?,
             Contents::Foreign(bytes) => match convert(&mut log, &bytes) {
                 Ok(converted) => {
-                    for bytes in &converted.records {
-                        if let Ok(record) = Record::decode(bytes) {
-                            graph.apply(&record);
-                        }
-                    }
+                    graph = replay(&converted.records)?;
                     warnings.extend(converted.warnings);
                     warnings.push(format!(
                         "converted the reference JSONL memory file ({} entities, {} relations) to the mcp-memory log format",
@@ -95,6 +85,42 @@ impl<L: Log> Memory<L> {
         Ok((memory, warnings))
     }
 
+    /// Brings the graph up to date with what other writers logged since this memory last
+    /// looked. Returns whether the graph may have changed. Records this version cannot read
+    /// make the memory unavailable (it must not write on top of a log it does not understand).
+    pub(crate) fn catch_up(&mut self) -> Result<bool, String> {
+        let changes = self
+            .log
+            .refresh()
+            .map_err(|e| format!("cannot read the memory log: {}", e.0))?;
+        let result = match changes {
+            Changes::Appended(records) if records.is_empty() => return Ok(false),
+            // A memory that missed records cannot apply later ones; only a whole new log
+            // (Replaced) makes it usable again.
+            Changes::Appended(_) if self.unavailable.is_some() => return Ok(false),
+            Changes::Appended(records) => records
+                .iter()
+                .map(|bytes| Record::decode(bytes))
+                .collect::<Result<Vec<_>, _>>()
+                .map(|decoded| decoded.iter().for_each(|r| self.graph.apply(r)))
+                .map_err(|e| e.to_string()),
+            Changes::Replaced(records) => replay(&records)
+                .map(|graph| self.graph = graph)
+                .map_err(|e| e.to_string()),
+        };
+        match result {
+            Ok(()) => {
+                self.unavailable = None;
+                Ok(true)
+            }
+            Err(e) => {
+                let reason = format!("Another process wrote to the memory log: {e}");
+                self.unavailable = Some(reason.clone());
+                Err(reason)
+            }
+        }
+    }
+
     /// The graph as it stands.
     pub fn graph(&self) -> &Graph {
         &self.graph
@@ -108,6 +134,7 @@ impl<L: Log> Memory<L> {
     /// Merges a reference JSONL file into the memory: new names become entities, known
     /// names gain the observations they lack, new relations are added. Returns a summary.
     pub fn import_jsonl(&mut self, bytes: &[u8]) -> Result<String, String> {
+        self.catch_up()?;
         if let Some(reason) = &self.unavailable {
             return Err(reason.clone());
         }
@@ -193,6 +220,16 @@ impl fmt::Display for CommitError {
             }
         }
     }
+}
+
+/// The graph these records build.
+fn replay(records: &[Vec<u8>]) -> Result<Graph, OpenError> {
+    let mut graph = Graph::default();
+    for (index, bytes) in records.iter().enumerate() {
+        let record = Record::decode(bytes).map_err(|error| OpenError::Record { index, error })?;
+        graph.apply(&record);
+    }
+    Ok(graph)
 }
 
 struct Converted {

@@ -12,8 +12,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use mcp_memory::engine::Server;
-use mcp_memory::file_log::{Durability, FileLog, Opened};
-use mcp_memory_core::{Contents, Log, LogError, Memory};
+use mcp_memory::file_log::{self, Durability, FileLog, Opened};
+use mcp_memory_core::{Changes, Contents, Log, LogError, Memory};
 use serde_json::{Value, json};
 
 /// The core run natively over the host's file log (bench only: the binary always runs the
@@ -22,10 +22,16 @@ struct NativeLog(FileLog);
 
 impl Log for NativeLog {
     fn replay(&mut self) -> Result<Contents, LogError> {
-        Ok(match self.0.replay() {
-            Opened::Records(r) => Contents::Records(r),
-            Opened::Foreign(b) => Contents::Foreign(b),
-        })
+        match self.0.replay().map_err(|e| LogError(e.to_string()))? {
+            Opened::Records(r) => Ok(Contents::Records(r)),
+            Opened::Foreign(b) => Ok(Contents::Foreign(b)),
+        }
+    }
+    fn refresh(&mut self) -> Result<Changes, LogError> {
+        match self.0.refresh().map_err(|e| LogError(e.to_string()))? {
+            file_log::Changes::Appended(r) => Ok(Changes::Appended(r)),
+            file_log::Changes::Replaced(r) => Ok(Changes::Replaced(r)),
+        }
     }
     fn append(&mut self, entry: &[u8]) -> Result<(), LogError> {
         self.0.append(entry).map_err(|e| LogError(e.to_string()))
@@ -166,12 +172,12 @@ fn run(label: &str, target: &mut impl Target, entities: usize) -> Vec<(&'static 
 }
 
 fn open_native(path: &Path) -> Memory<NativeLog> {
-    let (log, _) = FileLog::open(path, Durability::Background).expect("open log");
+    let log = FileLog::open(path, Durability::Background).expect("open log");
     Memory::open(NativeLog(log)).expect("open memory").0
 }
 
 fn open_component(path: &Path) -> Server {
-    let (log, _) = FileLog::open(path, Durability::Background).expect("open log");
+    let log = FileLog::open(path, Durability::Background).expect("open log");
     Server::open(log).expect("open component").0
 }
 

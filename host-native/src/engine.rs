@@ -6,7 +6,7 @@ use wasmtime::component::{Component, HasSelf, Linker, ResourceAny};
 use wasmtime::{Engine, Store};
 
 use crate::engine_config;
-use crate::file_log::{FileLog, Opened};
+use crate::file_log::{self, FileLog, Opened};
 
 wasmtime::component::bindgen!({
     world: "memory-server",
@@ -25,10 +25,17 @@ struct HostState {
 
 impl log::Host for HostState {
     fn replay(&mut self) -> Result<log::Contents, String> {
-        Ok(match self.log.replay() {
-            Opened::Records(records) => log::Contents::Records(records),
-            Opened::Foreign(bytes) => log::Contents::Foreign(bytes),
-        })
+        match self.log.replay().map_err(|e| format!("{e:#}"))? {
+            Opened::Records(records) => Ok(log::Contents::Records(records)),
+            Opened::Foreign(bytes) => Ok(log::Contents::Foreign(bytes)),
+        }
+    }
+
+    fn refresh(&mut self) -> Result<log::Changes, String> {
+        match self.log.refresh().map_err(|e| format!("{e:#}"))? {
+            file_log::Changes::Appended(records) => Ok(log::Changes::Appended(records)),
+            file_log::Changes::Replaced(records) => Ok(log::Changes::Replaced(records)),
+        }
     }
 
     fn append(&mut self, entry: Vec<u8>) -> Result<(), String> {
@@ -64,11 +71,15 @@ impl Server {
         MemoryServer::add_to_linker::<_, HasSelf<_>>(&mut linker, |s| s)?;
         let mut store = Store::new(&engine, HostState { log });
         let bindings = MemoryServer::instantiate(&mut store, &component, &linker)?;
-        let (memory, warnings) = bindings
+        store.data_mut().log.lock()?;
+        let opened = bindings
             .mcp_memory_memory_server()
             .memory()
-            .call_open(&mut store)?
-            .map_err(|e| anyhow!(e))?;
+            .call_open(&mut store);
+        store.data_mut().log.unlock();
+        let mut warnings = store.data_mut().log.take_warnings();
+        let (memory, more) = opened?.map_err(|e| anyhow!(e))?;
+        warnings.extend(more);
         Ok((
             Server {
                 store,
@@ -79,13 +90,29 @@ impl Server {
         ))
     }
 
+    /// Runs `call` holding the memory file's lock, so no other process writes meanwhile.
+    fn locked<T>(
+        &mut self,
+        call: impl FnOnce(&MemoryServer, &mut Store<HostState>, ResourceAny) -> wasmtime::Result<T>,
+    ) -> Result<T> {
+        self.store.data_mut().log.lock()?;
+        let result = call(&self.bindings, &mut self.store, self.memory);
+        self.store.data_mut().log.unlock();
+        Ok(result?)
+    }
+
     /// Handles one MCP message; returns the messages to send.
     pub fn handle(&mut self, message: &str) -> Result<Vec<String>> {
-        Ok(self
-            .bindings
-            .mcp_memory_memory_server()
-            .memory()
-            .call_handle(&mut self.store, self.memory, message)?)
+        self.locked(|b, store, memory| {
+            b.mcp_memory_memory_server()
+                .memory()
+                .call_handle(store, memory, message)
+        })
+    }
+
+    /// Warnings the memory file produced since the last call (torn tails cut off).
+    pub fn take_warnings(&mut self) -> Vec<String> {
+        self.store.data_mut().log.take_warnings()
     }
 
     /// The reply to a message whose handling trapped in another instance, if it needs one.
@@ -98,20 +125,21 @@ impl Server {
 
     /// The graph as reference JSONL.
     pub fn export_jsonl(&mut self) -> Result<Vec<u8>> {
-        Ok(self
-            .bindings
-            .mcp_memory_memory_server()
-            .memory()
-            .call_export_jsonl(&mut self.store, self.memory)?)
+        self.locked(|b, store, memory| {
+            b.mcp_memory_memory_server()
+                .memory()
+                .call_export_jsonl(store, memory)
+        })
     }
 
     /// Merges a reference JSONL file into the memory; returns a summary.
     pub fn import_jsonl(&mut self, data: &[u8]) -> Result<String> {
-        self.bindings
-            .mcp_memory_memory_server()
-            .memory()
-            .call_import_jsonl(&mut self.store, self.memory, data)?
-            .map_err(|e| anyhow!(e))
+        self.locked(|b, store, memory| {
+            b.mcp_memory_memory_server()
+                .memory()
+                .call_import_jsonl(store, memory, data)
+        })?
+        .map_err(|e| anyhow!(e))
     }
 }
 
@@ -144,7 +172,7 @@ mod tests {
             .map(|(name, _)| name)
             .collect();
         funcs.sort_unstable();
-        assert_eq!(funcs, ["append", "replace", "replay", "sync"]);
+        assert_eq!(funcs, ["append", "refresh", "replace", "replay", "sync"]);
     }
 
     #[test]

@@ -1,13 +1,14 @@
 //! The memory file: the component's log, kept in a file in the format of
 //! `mcp_memory_core::frame` (documented in `docs/file-format.md`).
 //!
-//! Opening applies the recovery rules: a torn tail is cut off with a warning, damage before
+//! Reading applies the recovery rules: a torn tail is cut off with a warning, damage before
 //! the tail is an error naming the offset, and the file is then never written. A file that is
 //! not a log (a reference JSONL file) is handed to the guest as foreign bytes; the guest
 //! converts it through [`FileLog::replace`], which keeps the original as `<name>.bak`.
+//! Processes sharing a file take turns under its lock (see [`FileLog`]).
 
-use std::fs::{self, File, OpenOptions, TryLockError};
-use std::io::{self, Read};
+use std::fs::{self, File, OpenOptions};
+use std::io;
 use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -30,12 +31,20 @@ pub enum Durability {
 /// How far the background flusher may lag behind the last append.
 const FLUSH_INTERVAL: Duration = Duration::from_secs(1);
 
-/// What the file held when it was opened, before the guest took it.
+/// What the file held when it was read, before the guest took it.
 pub enum Opened {
     /// Record payloads of a log.
     Records(Vec<Vec<u8>>),
     /// A file in another format.
     Foreign(Vec<u8>),
+}
+
+/// What other processes did to the file since this one last read it.
+pub enum Changes {
+    /// They appended these record payloads.
+    Appended(Vec<Vec<u8>>),
+    /// They replaced the file; these are all its records.
+    Replaced(Vec<Vec<u8>>),
 }
 
 /// State shared with the background flusher.
@@ -53,15 +62,31 @@ impl Shared {
 }
 
 /// A memory file opened as the component's log.
+///
+/// Several processes may use one file (two MCP clients configured with the same path). Each
+/// takes the file's exclusive advisory lock around every message it handles ([`lock`] /
+/// [`unlock`]); under the lock, [`refresh`] reads what the others appended (or notices that
+/// one of them replaced the file) before this process appends at the true end.
+///
+/// [`lock`]: FileLog::lock
+/// [`unlock`]: FileLog::unlock
+/// [`refresh`]: FileLog::refresh
 pub struct FileLog {
     path: PathBuf,
     shared: Arc<Shared>,
-    /// Bytes of valid log in the file: where the next frame goes.
+    /// Device and inode of the open file, to notice a replacement by another process.
+    identity: (u64, u64),
+    /// Bytes of valid log this process has read or written: where the next frame goes.
     len: u64,
-    contents: Option<Opened>,
+    /// The file holds bytes that are not a log (a reference file not converted yet).
     foreign: bool,
+    /// Another process replaced the file since this one last read it.
+    replaced: bool,
+    /// Whether the file system supports locks (if not, one process per file, warned about).
+    lockable: bool,
     durability: Durability,
     flusher: Option<thread::JoinHandle<()>>,
+    warnings: Vec<String>,
 }
 
 fn open_rw(path: &Path) -> io::Result<File> {
@@ -74,90 +99,162 @@ fn open_rw(path: &Path) -> io::Result<File> {
         .open(path)
 }
 
-/// Opens (creating if needed) the file at `path` and takes an exclusive lock on it: every
-/// process appends at the end it saw when it opened the file, so a second writer would
-/// overwrite the first one's records.
-fn open_locked(path: &Path, warnings: &mut Vec<String>) -> Result<File> {
-    loop {
-        let file = open_rw(path).with_context(|| format!("cannot open {}", path.display()))?;
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(TryLockError::WouldBlock) => bail!(
-                "{} is in use by another mcp-memory process; a memory file serves one process at a time",
-                path.display()
-            ),
-            Err(TryLockError::Error(e)) => {
-                warnings.push(format!(
-                    "{}: cannot lock the file ({e}); do not let two mcp-memory processes use it at once",
-                    path.display()
-                ));
-                return Ok(file);
-            }
-        }
-        // A conversion by the previous holder may have renamed a new file over the path
-        // between our open and our lock: then the lock is on the old file; open again.
-        let (locked, current) = (file.metadata()?, fs::metadata(path));
-        if current.is_ok_and(|c| (c.dev(), c.ino()) == (locked.dev(), locked.ino())) {
-            return Ok(file);
-        }
-    }
+fn identity(meta: &fs::Metadata) -> (u64, u64) {
+    (meta.dev(), meta.ino())
 }
 
 impl FileLog {
-    /// Opens (creating if needed) the memory file at `path`. Returns the log and warnings.
-    pub fn open(path: &Path, durability: Durability) -> Result<(FileLog, Vec<String>)> {
+    /// Opens (creating it and its directory if needed) the memory file at `path`. Nothing
+    /// is read until [`FileLog::replay`], which needs the lock.
+    pub fn open(path: &Path, durability: Durability) -> Result<FileLog> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create the directory {}", dir.display()))?;
         }
-        let mut warnings = Vec::new();
-        let mut file = open_locked(path, &mut warnings)?;
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes)
-            .with_context(|| format!("cannot read {}", path.display()))?;
-        let (contents, len, foreign) = if bytes.is_empty() {
-            file.write_all_at(&frame::header(), 0)?;
-            (Opened::Records(Vec::new()), frame::HEADER_LEN as u64, false)
-        } else if frame::is_log(&bytes) {
-            let scan = frame::scan(&bytes).map_err(|e| {
-                anyhow::anyhow!("{}: {e}; the file was left untouched", path.display())
-            })?;
-            let mut len = scan.valid_len as u64;
-            if let Some(torn) = scan.torn {
-                warnings.push(format!("{}: {torn}; the tail was cut off", path.display()));
-                file.set_len(len)?;
-                if len == 0 {
-                    file.write_all_at(&frame::header(), 0)?;
-                    len = frame::HEADER_LEN as u64;
-                }
-                file.sync_all()?;
-            }
-            let records = scan.records.iter().map(|r| r.to_vec()).collect();
-            (Opened::Records(records), len, false)
-        } else {
-            (Opened::Foreign(bytes), 0, true)
-        };
+        let file = open_rw(path).with_context(|| format!("cannot open {}", path.display()))?;
+        let id = identity(&file.metadata()?);
         let shared = Arc::new(Shared {
             file: Mutex::new(file),
             dirty: AtomicBool::new(false),
             stop: AtomicBool::new(false),
         });
         let flusher = (durability == Durability::Background).then(|| spawn_flusher(&shared));
-        let log = FileLog {
+        Ok(FileLog {
+            identity: id,
             path: path.to_path_buf(),
             shared,
-            len,
-            contents: Some(contents),
-            foreign,
+            len: 0,
+            foreign: false,
+            replaced: false,
+            lockable: true,
             durability,
             flusher,
-        };
-        Ok((log, warnings))
+            warnings: Vec::new(),
+        })
     }
 
-    /// The contents as of opening (once; later calls get an empty log).
-    pub fn replay(&mut self) -> Opened {
-        self.contents.take().unwrap_or(Opened::Records(Vec::new()))
+    /// Takes the file's exclusive lock, waiting for other processes to release it. If
+    /// another process replaced the file meanwhile, switches to the new file first.
+    pub fn lock(&mut self) -> Result<()> {
+        while self.lockable {
+            if let Err(e) = self.shared.file().lock() {
+                if e.kind() != io::ErrorKind::Unsupported {
+                    return Err(e).with_context(|| format!("cannot lock {}", self.path.display()));
+                }
+                self.lockable = false;
+                self.warnings.push(format!(
+                    "{}: the file system cannot lock files; do not let two mcp-memory processes use this file at once",
+                    self.path.display()
+                ));
+                break;
+            }
+            match fs::metadata(&self.path) {
+                Ok(meta) if identity(&meta) != self.identity => {
+                    // Locked the old file: the path now names the one that replaced it.
+                    let file = open_rw(&self.path)
+                        .with_context(|| format!("cannot open {}", self.path.display()))?;
+                    self.identity = identity(&file.metadata()?);
+                    *self.shared.file() = file;
+                    self.replaced = true;
+                }
+                // Still our file (or the path was removed: keep using the file we have).
+                _ => break,
+            }
+        }
+        Ok(())
+    }
+
+    /// Releases the lock taken by [`FileLog::lock`].
+    pub fn unlock(&mut self) {
+        if self.lockable {
+            let _ = self.shared.file().unlock();
+        }
+    }
+
+    /// Warnings collected since the last call (torn tails cut off, missing locks).
+    pub fn take_warnings(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.warnings)
+    }
+
+    /// Reads the whole file (under the lock): its records, after cutting off a torn tail
+    /// with a warning, or its bytes if it is not a log. An empty file becomes an empty log.
+    /// Damage before the tail is an error naming the offset, and the file is not touched.
+    pub fn replay(&mut self) -> Result<Opened> {
+        let bytes = {
+            let file = self.shared.file();
+            let mut bytes = vec![0; file.metadata()?.len() as usize];
+            file.read_exact_at(&mut bytes, 0)
+                .with_context(|| format!("cannot read {}", self.path.display()))?;
+            bytes
+        };
+        self.replaced = false;
+        self.foreign = false;
+        if bytes.is_empty() {
+            self.shared.file().write_all_at(&frame::header(), 0)?;
+            self.len = frame::HEADER_LEN as u64;
+            return Ok(Opened::Records(Vec::new()));
+        }
+        if !frame::is_log(&bytes) {
+            self.foreign = true;
+            self.len = 0;
+            return Ok(Opened::Foreign(bytes));
+        }
+        let scan = frame::scan(&bytes).map_err(|e| {
+            anyhow::anyhow!("{}: {e}; the file was left untouched", self.path.display())
+        })?;
+        self.len = scan.valid_len as u64;
+        if let Some(torn) = scan.torn {
+            self.cut_torn_tail(torn)?;
+        }
+        Ok(Opened::Records(
+            scan.records.iter().map(|r| r.to_vec()).collect(),
+        ))
+    }
+
+    /// Cuts the file back to `self.len` after a torn tail (under the lock: the writer that
+    /// left it has died), with a warning.
+    fn cut_torn_tail(&mut self, torn: frame::TornTail) -> Result<()> {
+        self.warnings.push(format!(
+            "{}: {torn}; the tail was cut off",
+            self.path.display()
+        ));
+        let file = self.shared.file();
+        file.set_len(self.len)?;
+        if self.len == 0 {
+            file.write_all_at(&frame::header(), 0)?;
+            self.len = frame::HEADER_LEN as u64;
+        }
+        file.sync_all()?;
+        Ok(())
+    }
+
+    /// What other processes did since this one last read the file (under the lock).
+    pub fn refresh(&mut self) -> Result<Changes> {
+        let size = self.shared.file().metadata()?.len();
+        if self.replaced || (!self.foreign && size < self.len) {
+            return match self.replay()? {
+                Opened::Records(records) => Ok(Changes::Replaced(records)),
+                Opened::Foreign(_) => Ok(Changes::Appended(Vec::new())),
+            };
+        }
+        if self.foreign || size == self.len {
+            return Ok(Changes::Appended(Vec::new()));
+        }
+        let mut tail = vec![0; (size - self.len) as usize];
+        self.shared
+            .file()
+            .read_exact_at(&mut tail, self.len)
+            .with_context(|| format!("cannot read {}", self.path.display()))?;
+        let base = self.len as usize;
+        let scan = frame::scan_frames(&tail, base).map_err(|e| {
+            anyhow::anyhow!("{}: {e}; the file was left untouched", self.path.display())
+        })?;
+        let records = scan.records.iter().map(|r| r.to_vec()).collect();
+        self.len = scan.valid_len as u64;
+        if let Some(torn) = scan.torn {
+            self.cut_torn_tail(torn)?;
+        }
+        Ok(Changes::Appended(records))
     }
 
     /// Appends one framed record; on failure the file is cut back to its previous length.
@@ -220,9 +317,11 @@ impl FileLog {
             let _ = std::os::unix::fs::fchown(&new, Some(old_meta.uid()), Some(old_meta.gid()));
         }
         new.sync_all()?;
-        // The lock must cover the file that will be at the path. Locking a file nobody else
-        // has open fails only where locks are unsupported, which `open_locked` reported.
-        let _ = new.try_lock();
+        // The lock must cover the file that will be at the path before it gets there.
+        if self.lockable {
+            new.try_lock()
+                .with_context(|| format!("cannot lock {}", tmp.display()))?;
+        }
         if self.foreign {
             let bak = backup_path(&self.path, name);
             if fs::hard_link(&self.path, &bak).is_err() {
@@ -233,6 +332,7 @@ impl FileLog {
         fs::rename(tmp, &self.path)
             .with_context(|| format!("cannot replace {}", self.path.display()))?;
         sync_dir(self.path.parent().unwrap_or(Path::new(".")))?;
+        self.identity = identity(&new.metadata()?);
         *self.shared.file() = new;
         self.len = bytes.len() as u64;
         self.foreign = false;

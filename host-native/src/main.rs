@@ -68,9 +68,7 @@ enum Command {
 }
 
 fn open(path: &Path, durability: Durability) -> Result<Server> {
-    let (log, mut warnings) = FileLog::open(path, durability)?;
-    let (server, more) = Server::open(log)?;
-    warnings.extend(more);
+    let (server, warnings) = Server::open(FileLog::open(path, durability)?)?;
     for w in warnings {
         eprintln!("mcp-memory: warning: {w}");
     }

@@ -20,6 +20,9 @@ pub fn serve(mut server: Server, reopen: impl Fn() -> Result<Server>) -> Result<
         let text = String::from_utf8_lossy(trim_eol(&line));
         match server.handle(&text) {
             Ok(replies) => {
+                for w in server.take_warnings() {
+                    eprintln!("mcp-memory: warning: {w}");
+                }
                 for reply in replies {
                     stdout.write_all(reply.as_bytes())?;
                     stdout.write_all(b"\n")?;

@@ -6,7 +6,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::cell::RefCell;
 
-use mcp_memory_core::{Contents, Log, LogError, Memory};
+use mcp_memory_core::{Changes, Contents, Log, LogError, Memory};
 
 wit_bindgen::generate!({
     world: "memory-server",
@@ -24,6 +24,13 @@ impl Log for HostLog {
         match log::replay().map_err(LogError)? {
             log::Contents::Records(records) => Ok(Contents::Records(records)),
             log::Contents::Foreign(bytes) => Ok(Contents::Foreign(bytes)),
+        }
+    }
+
+    fn refresh(&mut self) -> Result<Changes, LogError> {
+        match log::refresh().map_err(LogError)? {
+            log::Changes::Appended(records) => Ok(Changes::Appended(records)),
+            log::Changes::Replaced(records) => Ok(Changes::Replaced(records)),
         }
     }
 

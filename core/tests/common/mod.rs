@@ -10,7 +10,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use mcp_memory_core::{Contents, Log, LogError, Memory, frame};
+use mcp_memory_core::{Changes, Contents, Log, LogError, Memory, frame};
 use serde_json::{Value, json};
 
 /// Proptest cases: `PROPTEST_CASES` when set (for long runs), else `default`.
@@ -49,6 +49,10 @@ pub struct MemState {
     pub fail_sync: Option<String>,
     /// See `fail_append`.
     pub fail_replace: Option<String>,
+    /// What another writer did since the memory last refreshed, not yet seen by it.
+    pub others: Option<Changes>,
+    /// Calls of `refresh`.
+    pub refreshes: usize,
 }
 
 /// An in-memory [`Log`] that keeps record payloads. Clones share one state, so a test keeps a
@@ -85,6 +89,8 @@ impl MemLog {
             fail_append: None,
             fail_sync: None,
             fail_replace: None,
+            others: None,
+            refreshes: 0,
         })))
     }
 
@@ -141,6 +147,31 @@ impl MemLog {
         self.0.borrow_mut().fail_replace = Some(message.to_string());
     }
 
+    /// Appends a record as another process would: the memory sees it at its next refresh.
+    pub fn append_as_other_writer(&self, entry: Vec<u8>) {
+        let mut s = self.0.borrow_mut();
+        match &mut s.contents {
+            Contents::Records(r) => r.push(entry.clone()),
+            Contents::Foreign(_) => panic!("another writer cannot append to foreign bytes"),
+        }
+        match &mut s.others {
+            Some(Changes::Appended(r) | Changes::Replaced(r)) => r.push(entry),
+            None => s.others = Some(Changes::Appended(vec![entry])),
+        }
+    }
+
+    /// Replaces the whole log as another process would (a conversion or compaction).
+    pub fn replace_as_other_writer(&self, entries: Vec<Vec<u8>>) {
+        let mut s = self.0.borrow_mut();
+        s.contents = Contents::Records(entries.clone());
+        s.others = Some(Changes::Replaced(entries));
+    }
+
+    /// Calls of `refresh` so far.
+    pub fn refreshes(&self) -> usize {
+        self.0.borrow().refreshes
+    }
+
     /// A fresh log holding what this one holds now (a restart of the host).
     pub fn reopened(&self) -> MemLog {
         MemLog::starting_with(self.contents())
@@ -158,6 +189,13 @@ impl Log for MemLog {
             "Log::replay must come before any other operation"
         );
         Ok(s.contents.clone())
+    }
+
+    fn refresh(&mut self) -> Result<Changes, LogError> {
+        let mut s = self.0.borrow_mut();
+        assert_eq!(s.replays, 1, "refresh before replay");
+        s.refreshes += 1;
+        Ok(s.others.take().unwrap_or(Changes::Appended(Vec::new())))
     }
 
     fn append(&mut self, entry: &[u8]) -> Result<(), LogError> {
@@ -390,6 +428,10 @@ impl Log for CrashLog {
             .take()
             .expect("Log::replay must be called only once");
         Ok(Contents::Records(records))
+    }
+
+    fn refresh(&mut self) -> Result<Changes, LogError> {
+        Ok(Changes::Appended(Vec::new()))
     }
 
     fn append(&mut self, entry: &[u8]) -> Result<(), LogError> {
