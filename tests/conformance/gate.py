@@ -41,13 +41,17 @@ def load_harness(path):
 def watch_duplicate_batches(conf):
     """Records, per seed, the first step at which the reference created a duplicate: its
     create_entities result repeats a name, or its create_relations result a relation."""
-    first_dup = {}
+    first_dup, calls = {}, {}
     orig = conf.Harness.compare_call
 
     def compare_call(self, category, where, ref, cand, tool, args, ascii_only=True):
         rr, cr = orig(self, category, where, ref, cand, tool, args, ascii_only)
         key = {"create_entities": "entities", "create_relations": "relations"}.get(tool)
         m = WHERE_RE.match(where)
+        if m and m.group(2) is not None:
+            seed, step = int(m.group(1)), int(m.group(2))
+            if seed not in first_dup or step < first_dup[seed]:
+                calls[seed] = calls.get(seed, 0) + 1
         if key and m and m.group(2) is not None and isinstance(rr, dict):
             created = ((rr.get("result") or {}).get("structuredContent") or {}).get(key) or []
             ids = [e.get("name") if key == "entities" else (e.get("from"), e.get("to"), e.get("relationType"))
@@ -57,7 +61,7 @@ def watch_duplicate_batches(conf):
         return rr, cr
 
     conf.Harness.compare_call = compare_call
-    return first_dup
+    return first_dup, calls
 
 
 WHERE_RE = re.compile(r"^seed (\d+)(?: step (\d+))?")
@@ -85,7 +89,7 @@ def main():
     p.add_argument("--conformance", required=True, help="path to shared/bench/conformance.py")
     args, rest = p.parse_known_args()
     conf = load_harness(args.conformance)
-    first_dup = watch_duplicate_batches(conf)
+    first_dup, calls = watch_duplicate_batches(conf)
     with tempfile.TemporaryDirectory() as tmp:
         report_path = os.path.join(tmp, "report.json")
         rc = conf.main(rest + ["--skip", ",".join(SKIP), "--json-report", report_path])
@@ -106,6 +110,8 @@ def main():
     print("\n== conformance gate")
     print("skipped categories (docs/compatibility.md): %s" % ", ".join(SKIP))
     print("sessions with a duplicate inside one batch (seed: first step): %s" % (first_dup or "none"))
+    print("random-phase tool calls compared on identical graphs (before any such duplicate): %d"
+          % sum(calls.values()))
     for why, n in sorted(explained.items()):
         print("explained lenient failures, %s: %d" % (why, n))
     print("unexplained lenient failures: %d" % len(unexplained))
