@@ -9,12 +9,12 @@
 //! second entity with an existing name.
 
 use alloc::vec::Vec;
-use hashbrown::HashMap;
 use smallvec::SmallVec;
 
+use crate::hash::HashMap;
 use crate::intern::{Interner, Sym};
 use crate::record::{NewEntity, Observations, Record, Triple};
-use crate::substring::{SubstringIndex, trigrams};
+use crate::substring::{SubstringIndex, buckets_of};
 
 /// Position of an entity in insertion order (stable until the graph is re-packed).
 #[derive(Copy, Clone, Eq, PartialEq, Ord, PartialOrd, Hash, Debug)]
@@ -162,9 +162,9 @@ impl Graph {
         Some(slots.into_iter().map(EntityId).collect())
     }
 
-    /// The trigrams of an entity's lowercased fields.
-    fn grams_of<'a>(&'a self, syms: impl IntoIterator<Item = &'a Sym>) -> Vec<u32> {
-        trigrams(syms.into_iter().map(|&s| self.strings.lower(s)))
+    /// The index buckets these strings' lowercased windows reach.
+    fn buckets_of<'a>(&'a self, syms: impl IntoIterator<Item = &'a Sym>) -> Vec<u32> {
+        buckets_of(syms.into_iter().map(|&s| self.strings.lower(s)))
     }
 
     fn fields(e: &Entity) -> impl Iterator<Item = &Sym> {
@@ -179,8 +179,16 @@ impl Graph {
     /// Applies one log record. This is the only way the graph changes.
     pub fn apply(&mut self, record: &Record<'_>) {
         match record {
-            Record::CreateEntities(list) => list.iter().for_each(|e| self.insert_entity(e)),
-            Record::CreateRelations(list) => list.iter().for_each(|r| self.insert_relation(r)),
+            Record::CreateEntities(list) => {
+                self.entities.reserve(list.len());
+                self.by_name.reserve(list.len());
+                list.iter().for_each(|e| self.insert_entity(e));
+            }
+            Record::CreateRelations(list) => {
+                self.relations.reserve(list.len());
+                self.by_triple.reserve(list.len());
+                list.iter().for_each(|r| self.insert_relation(r));
+            }
             Record::AddObservations(list) => list.iter().for_each(|o| self.add_observations(o)),
             Record::DeleteEntities(names) => {
                 names.iter().for_each(|n| self.remove_named(n));
@@ -208,8 +216,9 @@ impl Graph {
                 .map(|o| self.strings.intern(o))
                 .collect(),
         };
-        let grams = self.grams_of(Self::fields(&entity));
-        self.text_index.add(id.0, &grams);
+        let strings = &self.strings;
+        self.text_index
+            .add(id.0, Self::fields(&entity).map(|&s| strings.lower(s)));
         self.entities.push(Some(entity));
         self.entity_count += 1;
         self.by_name.entry(name).or_default().push(id);
@@ -220,8 +229,9 @@ impl Graph {
             return;
         };
         let syms: Vec<Sym> = o.contents.iter().map(|c| self.strings.intern(c)).collect();
-        let grams = self.grams_of(&syms);
-        self.text_index.add(id.0, &grams);
+        let strings = &self.strings;
+        self.text_index
+            .add(id.0, syms.iter().map(|&s| strings.lower(s)));
         if let Some(entity) = self.entities[id.0 as usize].as_mut() {
             entity.observations.extend(syms);
         }
@@ -251,8 +261,8 @@ impl Graph {
             return;
         }
         // Unlist the windows that only the removed observations had.
-        let kept = self.grams_of(Self::fields(self.entity(id)));
-        let mut gone = self.grams_of(&removed);
+        let kept = self.buckets_of(Self::fields(self.entity(id)));
+        let mut gone = self.buckets_of(&removed);
         gone.retain(|g| kept.binary_search(g).is_err());
         self.text_index.remove(id.0, &gone);
         for sym in removed {
@@ -270,8 +280,8 @@ impl Graph {
         }
         for id in self.by_name.remove(&sym).unwrap_or_default() {
             if let Some(e) = self.entities[id.0 as usize].take() {
-                let grams = self.grams_of(Self::fields(&e));
-                self.text_index.remove(id.0, &grams);
+                let buckets = self.buckets_of(Self::fields(&e));
+                self.text_index.remove(id.0, &buckets);
                 self.entity_count -= 1;
                 self.strings.release(e.name);
                 self.strings.release(e.entity_type);
@@ -352,8 +362,9 @@ impl Graph {
                 .entry(e.name)
                 .or_default()
                 .push(EntityId(i as u32));
-            let grams = self.grams_of(Self::fields(e));
-            self.text_index.add(i as u32, &grams);
+            let strings = &self.strings;
+            self.text_index
+                .add(i as u32, Self::fields(e).map(|&s| strings.lower(s)));
         }
         self.by_triple.clear();
         self.by_endpoint.clear();

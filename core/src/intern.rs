@@ -7,7 +7,9 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 use core::hash::BuildHasher;
-use hashbrown::{DefaultHashBuilder, HashTable};
+use hashbrown::HashTable;
+
+use crate::hash::Hasher;
 
 /// Handle of an interned string. Equal handles mean equal strings.
 #[derive(Copy, Clone, Eq, PartialEq, Hash, Ord, PartialOrd, Debug)]
@@ -22,9 +24,21 @@ impl Sym {
 
 struct Slot {
     text: Box<str>,
-    /// `text` lowercased like JavaScript's `toLowerCase`, when that differs from `text`.
+    /// `text` lowercased like JavaScript's `toLowerCase`, for non-ASCII text where that
+    /// differs from `text`. ASCII text is lowered on the fly (cheaper than a copy).
     lower: Option<Box<str>>,
+    ascii: bool,
     refs: u32,
+}
+
+/// A stored string as case-insensitive search sees it: lowercased like JavaScript's
+/// `String.prototype.toLowerCase` (full Unicode mapping, final sigma; not case folding).
+#[derive(Copy, Clone, Debug)]
+pub enum Lower<'a> {
+    /// ASCII text: its lowercase form is these bytes with `A`–`Z` lowered.
+    Ascii(&'a [u8]),
+    /// Text that is its own lowercase form (or the stored lowercase copy).
+    Text(&'a str),
 }
 
 /// A reference-counted string table.
@@ -32,8 +46,9 @@ struct Slot {
 pub struct Interner {
     slots: Vec<Option<Slot>>,
     free: Vec<u32>,
-    table: HashTable<u32>,
-    hasher: DefaultHashBuilder,
+    /// Slot numbers with their strings' hashes (kept so growing the table rehashes nothing).
+    table: HashTable<(u64, u32)>,
+    hasher: Hasher,
 }
 
 impl Interner {
@@ -41,15 +56,25 @@ impl Interner {
     pub fn intern(&mut self, text: &str) -> Sym {
         let hash = self.hasher.hash_one(text);
         let slots = &self.slots;
-        if let Some(&i) = self.table.find(hash, |&i| slot_text(slots, i) == text) {
+        if let Some(&(_, i)) = self
+            .table
+            .find(hash, |&(h, i)| h == hash && same(slot_text(slots, i), text))
+        {
             if let Some(slot) = self.slots[i as usize].as_mut() {
                 slot.refs += 1;
             }
             return Sym(i);
         }
-        let lower = text.to_lowercase();
+        let ascii = text.is_ascii();
+        let lower = if ascii {
+            None
+        } else {
+            let lower = text.to_lowercase();
+            (lower != text).then(|| lower.into_boxed_str())
+        };
         let slot = Slot {
-            lower: (lower != text).then(|| lower.into_boxed_str()),
+            lower,
+            ascii,
             text: text.into(),
             refs: 1,
         };
@@ -63,9 +88,7 @@ impl Interner {
                 (self.slots.len() - 1) as u32
             }
         };
-        let (slots, hasher) = (&self.slots, &self.hasher);
-        self.table
-            .insert_unique(hash, i, |&j| hasher.hash_one(slot_text(slots, j)));
+        self.table.insert_unique(hash, (hash, i), |&(h, _)| h);
         Sym(i)
     }
 
@@ -86,7 +109,7 @@ impl Interner {
             return;
         }
         let hash = self.hasher.hash_one(&*slot.text);
-        if let Ok(entry) = self.table.find_entry(hash, |&i| i == sym.0) {
+        if let Ok(entry) = self.table.find_entry(hash, |&(_, i)| i == sym.0) {
             entry.remove();
         }
         self.slots[sym.index()] = None;
@@ -98,8 +121,8 @@ impl Interner {
         let hash = self.hasher.hash_one(text);
         let slots = &self.slots;
         self.table
-            .find(hash, |&i| slot_text(slots, i) == text)
-            .map(|&i| Sym(i))
+            .find(hash, |&(h, i)| h == hash && same(slot_text(slots, i), text))
+            .map(|&(_, i)| Sym(i))
     }
 
     /// The string behind a handle.
@@ -108,10 +131,11 @@ impl Interner {
     }
 
     /// The string lowercased like JavaScript's `String.prototype.toLowerCase`.
-    pub fn lower(&self, sym: Sym) -> &str {
+    pub fn lower(&self, sym: Sym) -> Lower<'_> {
         match &self.slots[sym.index()] {
-            Some(slot) => slot.lower.as_deref().unwrap_or(&slot.text),
-            None => "",
+            Some(slot) if slot.ascii => Lower::Ascii(slot.text.as_bytes()),
+            Some(slot) => Lower::Text(slot.lower.as_deref().unwrap_or(&slot.text)),
+            None => Lower::Text(""),
         }
     }
 
@@ -133,6 +157,19 @@ impl Interner {
             .map(|s| s.text.len() + s.lower.as_ref().map_or(0, |l| l.len()))
             .sum()
     }
+}
+
+/// Byte equality, eight bytes at a time. In WebAssembly `==` on slices calls a byte-by-byte
+/// `memcmp`, and replay compares an interned string for every name it meets.
+fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let (wa, wb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let (ra, rb) = (wa.remainder(), wb.remainder());
+    let word = |c: &[u8]| u64::from_ne_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+    wa.zip(wb).all(|(x, y)| word(x) == word(y)) && ra == rb
 }
 
 fn slot_text(slots: &[Option<Slot>], i: u32) -> &str {
@@ -158,6 +195,25 @@ mod tests {
     }
 
     #[test]
+    fn word_wise_equality_is_byte_equality() {
+        let texts = [
+            "",
+            "a",
+            "abcdefgh",
+            "abcdefgi",
+            "abcdefghi",
+            "abcdefghj",
+            "é",
+            "e\u{301}",
+        ];
+        for a in texts {
+            for b in texts {
+                assert_eq!(same(a, b), a == b, "{a:?} {b:?}");
+            }
+        }
+    }
+
+    #[test]
     fn freed_slot_is_reused_without_confusing_lookups() {
         let mut i = Interner::default();
         let a = i.intern("a");
@@ -173,11 +229,16 @@ mod tests {
     #[test]
     fn lowercase_follows_javascript_special_casing() {
         let mut i = Interner::default();
+        let text = |l: Lower<'_>| match l {
+            Lower::Ascii(b) => alloc::string::String::from_utf8(b.to_ascii_lowercase()).unwrap(),
+            Lower::Text(t) => t.into(),
+        };
         let odos = i.intern("ΟΔΟΣ");
-        assert_eq!(i.lower(odos), "οδος"); // final sigma
+        assert_eq!(text(i.lower(odos)), "οδος"); // final sigma
         let ist = i.intern("İstanbul");
-        assert_eq!(i.lower(ist), "i\u{307}stanbul");
-        let plain = i.intern("already lower");
-        assert_eq!(i.lower(plain), "already lower");
+        assert_eq!(text(i.lower(ist)), "i\u{307}stanbul");
+        let ascii = i.intern("Mixed Case");
+        assert!(matches!(i.lower(ascii), Lower::Ascii(b"Mixed Case")));
+        assert_eq!(text(i.lower(ascii)), "mixed case");
     }
 }

@@ -11,6 +11,7 @@ extern crate alloc;
 
 pub mod frame;
 pub mod graph;
+pub mod hash;
 pub mod intern;
 pub mod json;
 pub mod jsonl;

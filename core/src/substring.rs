@@ -1,98 +1,192 @@
 //! A trigram index for substring search over entities' lowercased text.
 //!
-//! Every entity is listed under each 3-byte window of its lowercased name, type and
-//! observations (windows never span two fields). A needle of three or more bytes can only
-//! occur in entities listed under all of its windows, so the intersection of those lists is
-//! a small candidate set that the caller verifies; shorter needles get no candidates and the
-//! caller scans. Lists are kept sorted, so candidates come out in graph order.
+//! Every 3-byte window of an entity's lowercased name, type and observations (windows never
+//! span two fields) is hashed to one of [`BUCKETS`] buckets, and the entity is listed under
+//! each bucket its windows reach. A needle can only occur in entities listed under the
+//! buckets of all its windows, so the intersection of those lists is a small candidate set
+//! that the caller verifies. Two trigrams sharing a bucket only add candidates, never lose
+//! one. Windows holding a space are not indexed (they are the commonest and least telling;
+//! skipping them saves a third of the work); a needle with no other window gets no
+//! candidates, and the caller scans.
+//!
+//! Buckets are a flat array, so indexing an entity is a few hundred pushes without hashing;
+//! lists are kept sorted by slot, so candidates come out in graph order.
 
 use alloc::vec::Vec;
-use hashbrown::HashMap;
 use smallvec::SmallVec;
 
-/// Entities (arena slots) listed under one trigram, ascending.
+use crate::intern::Lower;
+use memchr::memmem::Finder;
+
+/// Number of buckets (a power of two).
+pub const BUCKETS: usize = 1 << 16;
+
+/// Entities (arena slots) listed under one bucket, ascending.
 type Posting = SmallVec<[u32; 4]>;
 
-/// Trigram → entities whose text contains it.
+/// Bucket → entities whose text has a window hashing to it.
 #[derive(Default)]
 pub struct SubstringIndex {
-    postings: HashMap<u32, Posting>,
+    /// Empty until the first entity is indexed, then [`BUCKETS`] long.
+    buckets: Vec<Posting>,
 }
 
-/// The distinct trigrams of some texts, sorted.
-pub fn trigrams<'a>(texts: impl IntoIterator<Item = &'a str>) -> Vec<u32> {
-    let mut out = Vec::new();
-    for text in texts {
-        out.extend(
-            text.as_bytes()
-                .windows(3)
-                .map(|w| (w[0] as u32) << 16 | (w[1] as u32) << 8 | w[2] as u32),
-        );
-    }
+/// The bucket of a trigram (three lowercase bytes in the low 24 bits).
+fn bucket(trigram: u32) -> usize {
+    (trigram.wrapping_mul(0x9E37_79B1) >> 16) as usize & (BUCKETS - 1)
+}
+
+/// Whether a trigram holds a space byte.
+fn has_space(trigram: u32) -> bool {
+    let x = trigram ^ 0x20_2020;
+    (x.wrapping_sub(0x01_0101) & !x & 0x80_8080) != 0
+}
+
+/// The buckets of the indexed windows (those without a space) of a lowercased text.
+fn windows(text: Lower<'_>) -> impl Iterator<Item = usize> + '_ {
+    let (bytes, lower_ascii) = match text {
+        Lower::Ascii(b) => (b, true),
+        Lower::Text(t) => (t.as_bytes(), false),
+    };
+    bytes
+        .iter()
+        .map(move |&x| {
+            if lower_ascii {
+                x.to_ascii_lowercase()
+            } else {
+                x
+            }
+        })
+        .scan(0u32, |window, x| {
+            *window = (*window << 8 | x as u32) & 0xFF_FFFF;
+            Some(*window)
+        })
+        .skip(2)
+        .filter(|&w| !has_space(w))
+        .map(bucket)
+}
+
+/// The distinct buckets the windows of some texts reach, sorted.
+pub fn buckets_of<'a>(texts: impl IntoIterator<Item = Lower<'a>>) -> Vec<u32> {
+    let mut out: Vec<u32> = texts
+        .into_iter()
+        .flat_map(|t| windows(t).map(|b| b as u32))
+        .collect();
     out.sort_unstable();
     out.dedup();
     out
 }
 
 impl SubstringIndex {
-    /// Lists `slot` under each of `grams`.
-    pub fn add(&mut self, slot: u32, grams: &[u32]) {
-        for &g in grams {
-            let posting = self.postings.entry(g).or_default();
-            match posting.last() {
-                // New entities have the highest slot: appending is the common case.
-                Some(&last) if last >= slot => {
-                    if let Err(at) = posting.binary_search(&slot) {
-                        posting.insert(at, slot);
+    /// Lists `slot` under the buckets of every window of `texts`.
+    pub fn add<'a>(&mut self, slot: u32, texts: impl IntoIterator<Item = Lower<'a>>) {
+        if self.buckets.is_empty() {
+            self.buckets.resize_with(BUCKETS, Posting::new);
+        }
+        for text in texts {
+            for b in windows(text) {
+                let posting = &mut self.buckets[b];
+                match posting.last() {
+                    // Already listed by an earlier window of this entity.
+                    Some(&last) if last == slot => {}
+                    // An older entity gaining text: keep the list sorted.
+                    Some(&last) if last > slot => {
+                        if let Err(at) = posting.binary_search(&slot) {
+                            posting.insert(at, slot);
+                        }
                     }
+                    // The newest entity: the common case.
+                    _ => posting.push(slot),
                 }
-                _ => posting.push(slot),
             }
         }
     }
 
-    /// Unlists `slot` from each of `grams`.
-    pub fn remove(&mut self, slot: u32, grams: &[u32]) {
-        for g in grams {
-            if let Some(posting) = self.postings.get_mut(g) {
-                if let Ok(at) = posting.binary_search(&slot) {
-                    posting.remove(at);
-                }
-                if posting.is_empty() {
-                    self.postings.remove(g);
-                }
+    /// Unlists `slot` from these buckets (as returned by [`buckets_of`]).
+    pub fn remove(&mut self, slot: u32, buckets: &[u32]) {
+        for &b in buckets {
+            if let Some(posting) = self.buckets.get_mut(b as usize)
+                && let Ok(at) = posting.binary_search(&slot)
+            {
+                posting.remove(at);
             }
         }
     }
 
     /// Forgets everything.
     pub fn clear(&mut self) {
-        self.postings.clear();
+        self.buckets.clear();
     }
 
     /// Slots that may contain `needle` (already lowercased), ascending; `None` when the
     /// needle is too short for the index and every entity is a candidate.
     pub fn candidates(&self, needle: &str) -> Option<Vec<u32>> {
-        if needle.len() < 3 {
+        let buckets = buckets_of([Lower::Text(needle)]);
+        if buckets.is_empty() {
             return None;
         }
-        let mut lists: Vec<&Posting> = Vec::new();
-        for g in trigrams([needle]) {
-            match self.postings.get(&g) {
-                Some(p) => lists.push(p),
-                None => return Some(Vec::new()),
-            }
+        if self.buckets.is_empty() {
+            return Some(Vec::new());
         }
+        let mut lists: Vec<&Posting> = buckets
+            .into_iter()
+            .map(|b| &self.buckets[b as usize])
+            .collect();
         lists.sort_unstable_by_key(|p| p.len());
         let mut out: Vec<u32> = lists[0].to_vec();
         for list in &lists[1..] {
-            out.retain(|slot| list.binary_search(slot).is_ok());
             if out.is_empty() {
                 break;
             }
+            out.retain(|slot| list.binary_search(slot).is_ok());
         }
         Some(out)
     }
+}
+
+/// A lowercased query, ready to test stored strings.
+pub struct Needle<'a> {
+    text: &'a str,
+    finder: Finder<'a>,
+}
+
+impl<'a> Needle<'a> {
+    /// A needle for text already lowercased like JavaScript's `toLowerCase`.
+    pub fn new(lowercased: &'a str) -> Self {
+        Needle {
+            text: lowercased,
+            finder: Finder::new(lowercased.as_bytes()),
+        }
+    }
+
+    /// Whether the stored string, lowercased, contains the needle.
+    pub fn found_in(&self, hay: Lower<'_>) -> bool {
+        match hay {
+            Lower::Text(t) => self.finder.find(t.as_bytes()).is_some(),
+            // Lowered ASCII is ASCII: it cannot contain a needle that is not.
+            Lower::Ascii(b) => self.text.is_ascii() && contains_lowered(b, self.text.as_bytes()),
+        }
+    }
+}
+
+/// Whether ASCII `hay`, with `A`–`Z` lowered, contains `needle` (lowercase ASCII).
+fn contains_lowered(hay: &[u8], needle: &[u8]) -> bool {
+    let Some((&first, rest)) = needle.split_first() else {
+        return true;
+    };
+    if hay.len() < needle.len() {
+        return false;
+    }
+    let last_start = hay.len() - needle.len();
+    let mut at = 0;
+    while let Some(i) = memchr::memchr2(first, first.to_ascii_uppercase(), &hay[at..=last_start]) {
+        let start = at + i;
+        if hay[start + 1..start + needle.len()].eq_ignore_ascii_case(rest) {
+            return true;
+        }
+        at = start + 1;
+    }
+    false
 }
 
 #[cfg(test)]
@@ -102,20 +196,54 @@ mod tests {
     #[test]
     fn candidates_are_the_entities_holding_every_window() {
         let mut idx = SubstringIndex::default();
-        idx.add(0, &trigrams(["alice", "person"]));
-        idx.add(1, &trigrams(["bob", "likes alice"]));
-        idx.add(2, &trigrams(["carol", "al", "ice"]));
+        idx.add(0, [Lower::Ascii(b"Alice"), Lower::Text("person")]);
+        idx.add(1, [Lower::Text("bob"), Lower::Ascii(b"likes ALICE")]);
+        idx.add(2, ["carol", "al", "ice"].map(Lower::Text));
         assert_eq!(idx.candidates("alic"), Some(alloc::vec![0, 1]));
         assert_eq!(idx.candidates("zzz"), Some(alloc::vec![]));
         assert_eq!(idx.candidates("al"), None);
-        idx.remove(0, &trigrams(["alice", "person"]));
+        idx.remove(0, &buckets_of(["alice", "person"].map(Lower::Text)));
         assert_eq!(idx.candidates("alic"), Some(alloc::vec![1]));
+    }
+
+    #[test]
+    fn needles_match_lowered_ascii_and_stored_text() {
+        let n = Needle::new("ice b");
+        assert!(n.found_in(Lower::Ascii(b"ALICE Bob")));
+        assert!(!n.found_in(Lower::Ascii(b"ALICEBob")));
+        assert!(n.found_in(Lower::Text("alice bob")));
+        assert!(Needle::new("").found_in(Lower::Ascii(b"")));
+        assert!(!Needle::new("é").found_in(Lower::Ascii(b"E")));
+        assert!(Needle::new("x").found_in(Lower::Ascii(b"X")));
+        assert!(!Needle::new("xy").found_in(Lower::Ascii(b"X")));
+    }
+
+    #[test]
+    fn windows_with_spaces_are_not_indexed() {
+        assert!(has_space(0x20_6162) && has_space(0x61_2062) && has_space(0x61_6220));
+        assert!(!has_space(0x61_6263) && !has_space(0x00_0000) && !has_space(0x21_2121));
+        let mut idx = SubstringIndex::default();
+        idx.add(0, [Lower::Text("a b c")]);
+        assert_eq!(idx.candidates("a b"), None, "only space windows: scan");
+        assert_eq!(idx.candidates(" b c"), None);
+        idx.add(1, [Lower::Text("xyz abc")]);
+        assert_eq!(idx.candidates("z ab"), None, "every window holds a space");
+        assert_eq!(idx.candidates("xyz a"), Some(alloc::vec![1]));
     }
 
     #[test]
     fn windows_do_not_span_fields() {
         let mut idx = SubstringIndex::default();
-        idx.add(7, &trigrams(["ab", "cd"]));
+        idx.add(7, ["ab", "cd"].map(Lower::Text));
         assert_eq!(idx.candidates("bcd"), Some(alloc::vec![]));
+    }
+
+    #[test]
+    fn an_older_entity_gaining_text_stays_in_order() {
+        let mut idx = SubstringIndex::default();
+        idx.add(1, [Lower::Text("xyz")]);
+        idx.add(3, [Lower::Ascii(b"XYZ")]);
+        idx.add(2, [Lower::Text("xyz")]);
+        assert_eq!(idx.candidates("xyz"), Some(alloc::vec![1, 2, 3]));
     }
 }

@@ -7,11 +7,11 @@
 
 use alloc::string::String;
 use alloc::vec::Vec;
-use hashbrown::{HashMap, HashSet};
 
 use super::args::{AddArg, DeleteObsArg, EntityArg, RelationArg};
 use super::output::{self, AddedJson, EntityJson, RelationJson};
 use crate::graph::Graph;
+use crate::hash::{HashMap, HashSet};
 use crate::record::{NewEntity, Observations, Record, Triple};
 
 /// A planned change: the record to log (none for a no-op) and the tool result to send.
@@ -28,13 +28,13 @@ fn record_if<'a, T>(items: Vec<T>, make: fn(Vec<T>) -> Record<'a>) -> Option<Rec
 
 /// Keeps the first occurrence of each string, in order.
 fn dedup<'a>(items: &[&'a str]) -> Vec<&'a str> {
-    let mut seen = HashSet::with_capacity(items.len());
+    let mut seen = HashSet::with_capacity_and_hasher(items.len(), Default::default());
     items.iter().copied().filter(|s| seen.insert(*s)).collect()
 }
 
 /// create_entities: entities whose name is new (in the graph and earlier in the call).
 pub fn create_entities<'a>(graph: &Graph, entities: &[EntityArg<'a>]) -> Plan<'a> {
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     let created: Vec<NewEntity<'a>> = entities
         .iter()
         .filter(|e| graph.first_named(e.name).is_none() && seen.insert(e.name))
@@ -85,7 +85,7 @@ fn triple<'a>(r: &RelationArg<'a>) -> Triple<'a> {
 /// create_relations: relations whose triple is new (in the graph and earlier in the call).
 /// Endpoints need not exist, as in the reference.
 pub fn create_relations<'a>(graph: &Graph, relations: &[RelationArg<'a>]) -> Plan<'a> {
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     let created: Vec<Triple<'a>> = relations
         .iter()
         .map(triple)
@@ -113,7 +113,7 @@ pub fn create_relations<'a>(graph: &Graph, relations: &[RelationArg<'a>]) -> Pla
 /// add_observations: per item, the contents the entity does not have yet (counting earlier
 /// items of the same call). A missing entity fails the whole call; nothing is added.
 pub fn add_observations<'a>(graph: &Graph, items: &[AddArg<'a>]) -> Result<Plan<'a>, String> {
-    let mut pending: HashMap<&'a str, Vec<&'a str>> = HashMap::new();
+    let mut pending: HashMap<&'a str, Vec<&'a str>> = HashMap::default();
     let mut results = Vec::with_capacity(items.len());
     for item in items {
         let Some(id) = graph.first_named(item.entity_name) else {
@@ -201,7 +201,7 @@ pub fn delete_observations<'a>(graph: &Graph, items: &[DeleteObsArg<'a>]) -> Pla
 
 /// delete_relations: every relation equal to one of the triples.
 pub fn delete_relations<'a>(graph: &Graph, relations: &[RelationArg<'a>]) -> Plan<'a> {
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     let doomed = relations
         .iter()
         .map(triple)

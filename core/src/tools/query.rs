@@ -2,10 +2,10 @@
 
 use alloc::string::String;
 use alloc::vec::Vec;
-use memchr::memmem::Finder;
 
 use super::output;
 use crate::graph::{EntityId, Graph, RelationId};
+use crate::substring::Needle;
 
 fn everything(graph: &Graph) -> (Vec<EntityId>, Vec<RelationId>) {
     (
@@ -37,9 +37,9 @@ fn subgraph(graph: &Graph, entities: &[EntityId]) -> String {
 /// after JavaScript's `toLowerCase` (not case folding); the empty query matches everything.
 pub fn search_nodes(graph: &Graph, query: &str) -> String {
     let needle = query.to_lowercase();
-    let finder = Finder::new(needle.as_bytes());
+    let matcher = Needle::new(&needle);
     let s = graph.strings();
-    let hit = |text: &str| finder.find(text.as_bytes()).is_some();
+    let hit = |text| matcher.found_in(text);
     let matches = |e: &crate::graph::Entity| {
         hit(s.lower(e.name))
             || hit(s.lower(e.entity_type))
