@@ -9,6 +9,7 @@
 //! second entity with an existing name.
 
 use alloc::vec::Vec;
+use core::cell::OnceCell;
 use smallvec::SmallVec;
 
 use crate::hash::HashMap;
@@ -62,7 +63,9 @@ pub struct Graph {
     relation_count: usize,
     by_triple: HashMap<[Sym; 3], Ids<RelationId>>,
     by_endpoint: HashMap<Sym, Vec<RelationId>>,
-    text_index: SubstringIndex,
+    /// Built by the first substring search (not at replay, which it would slow by half),
+    /// then kept up to date by every change.
+    text_index: OnceCell<SubstringIndex>,
 }
 
 impl Graph {
@@ -158,7 +161,14 @@ impl Graph {
     /// Entities that may contain `needle` (lowercased) in a field, in graph order, or `None`
     /// when the needle is too short to narrow the search (then every entity may).
     pub fn substring_candidates(&self, needle: &str) -> Option<Vec<EntityId>> {
-        let slots = self.text_index.candidates(needle)?;
+        let index = self.text_index.get_or_init(|| {
+            let mut index = SubstringIndex::default();
+            for (id, e) in self.entities() {
+                index.add(id.0, Self::fields(e).map(|&s| self.strings.lower(s)));
+            }
+            index
+        });
+        let slots = index.candidates(needle)?;
         Some(slots.into_iter().map(EntityId).collect())
     }
 
@@ -216,9 +226,10 @@ impl Graph {
                 .map(|o| self.strings.intern(o))
                 .collect(),
         };
-        let strings = &self.strings;
-        self.text_index
-            .add(id.0, Self::fields(&entity).map(|&s| strings.lower(s)));
+        if let Some(index) = self.text_index.get_mut() {
+            let strings = &self.strings;
+            index.add(id.0, Self::fields(&entity).map(|&s| strings.lower(s)));
+        }
         self.entities.push(Some(entity));
         self.entity_count += 1;
         self.by_name.entry(name).or_default().push(id);
@@ -229,9 +240,10 @@ impl Graph {
             return;
         };
         let syms: Vec<Sym> = o.contents.iter().map(|c| self.strings.intern(c)).collect();
-        let strings = &self.strings;
-        self.text_index
-            .add(id.0, syms.iter().map(|&s| strings.lower(s)));
+        if let Some(index) = self.text_index.get_mut() {
+            let strings = &self.strings;
+            index.add(id.0, syms.iter().map(|&s| strings.lower(s)));
+        }
         if let Some(entity) = self.entities[id.0 as usize].as_mut() {
             entity.observations.extend(syms);
         }
@@ -260,11 +272,15 @@ impl Graph {
         if removed.is_empty() {
             return;
         }
-        // Unlist the windows that only the removed observations had.
-        let kept = self.buckets_of(Self::fields(self.entity(id)));
-        let mut gone = self.buckets_of(&removed);
-        gone.retain(|g| kept.binary_search(g).is_err());
-        self.text_index.remove(id.0, &gone);
+        if self.text_index.get().is_some() {
+            // Unlist the windows that only the removed observations had.
+            let kept = self.buckets_of(Self::fields(self.entity(id)));
+            let mut gone = self.buckets_of(&removed);
+            gone.retain(|g| kept.binary_search(g).is_err());
+            if let Some(index) = self.text_index.get_mut() {
+                index.remove(id.0, &gone);
+            }
+        }
         for sym in removed {
             self.strings.release(sym);
         }
@@ -280,8 +296,12 @@ impl Graph {
         }
         for id in self.by_name.remove(&sym).unwrap_or_default() {
             if let Some(e) = self.entities[id.0 as usize].take() {
-                let buckets = self.buckets_of(Self::fields(&e));
-                self.text_index.remove(id.0, &buckets);
+                if self.text_index.get().is_some() {
+                    let buckets = self.buckets_of(Self::fields(&e));
+                    if let Some(index) = self.text_index.get_mut() {
+                        index.remove(id.0, &buckets);
+                    }
+                }
                 self.entity_count -= 1;
                 self.strings.release(e.name);
                 self.strings.release(e.entity_type);
@@ -355,16 +375,13 @@ impl Graph {
         self.entities.retain(Option::is_some);
         self.relations.retain(Option::is_some);
         self.by_name.clear();
-        self.text_index.clear();
-        for i in 0..self.entities.len() {
-            let Some(e) = &self.entities[i] else { continue };
+        // Slots are renumbered: the next search rebuilds the text index.
+        self.text_index = OnceCell::new();
+        for (i, e) in self.entities.iter().flatten().enumerate() {
             self.by_name
                 .entry(e.name)
                 .or_default()
                 .push(EntityId(i as u32));
-            let strings = &self.strings;
-            self.text_index
-                .add(i as u32, Self::fields(e).map(|&s| strings.lower(s)));
         }
         self.by_triple.clear();
         self.by_endpoint.clear();

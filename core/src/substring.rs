@@ -113,11 +113,6 @@ impl SubstringIndex {
         }
     }
 
-    /// Forgets everything.
-    pub fn clear(&mut self) {
-        self.buckets.clear();
-    }
-
     /// Slots that may contain `needle` (already lowercased), ascending; `None` when the
     /// needle is too short for the index and every entity is a candidate.
     pub fn candidates(&self, needle: &str) -> Option<Vec<u32>> {
