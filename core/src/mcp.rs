@@ -100,7 +100,7 @@ fn reply(id: &str, result: impl Into<String>) -> String {
     const HEAD: &str = r#"{"result":"#;
     const MID: &str = r#","jsonrpc":"2.0","id":"#;
     let mut out = result.into();
-    out.reserve(HEAD.len() + MID.len() + id.len() + 1);
+    out.reserve_exact(HEAD.len() + MID.len() + id.len() + 1);
     out.insert_str(0, HEAD);
     out.push_str(MID);
     out.push_str(id);

@@ -9,6 +9,7 @@ use crate::engine::Server;
 /// Serves MCP on stdin/stdout until stdin closes. `reopen` rebuilds the server from the
 /// memory file if the component ever traps (its state is then lost; the file is the truth).
 pub fn serve(mut server: Server, reopen: impl Fn() -> Result<Server>) -> Result<()> {
+    widen_pipe(&io::stdout());
     let mut stdin = io::stdin().lock();
     let mut stdout = io::BufWriter::new(io::stdout().lock());
     let mut line = Vec::new();
@@ -51,3 +52,20 @@ fn trim_eol(line: &[u8]) -> &[u8] {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
     line.strip_suffix(b"\r").unwrap_or(line)
 }
+
+/// Bytes a pipe on stdout may buffer: Linux's limit for unprivileged processes.
+#[cfg(target_os = "linux")]
+const PIPE_BYTES: libc::c_int = 1 << 20;
+
+/// Lets a pipe on stdout hold a megabyte instead of 64 KiB, so a large reply (read_graph of
+/// a big memory) crosses it in a few wake-ups of the client instead of hundreds. Best
+/// effort: anything but a Linux pipe is left alone.
+#[cfg(target_os = "linux")]
+fn widen_pipe(stdout: &impl std::os::fd::AsRawFd) {
+    // SAFETY: F_SETPIPE_SZ takes an int and only resizes the pipe's buffer; on a descriptor
+    // that is not a pipe it fails with EBADF/EINVAL, which is ignored.
+    unsafe { libc::fcntl(stdout.as_raw_fd(), libc::F_SETPIPE_SZ, PIPE_BYTES) };
+}
+
+#[cfg(not(target_os = "linux"))]
+fn widen_pipe(_stdout: &io::Stdout) {}
