@@ -92,13 +92,6 @@ impl Interner {
         Sym(i)
     }
 
-    /// Adds one reference to an existing handle.
-    pub fn retain(&mut self, sym: Sym) {
-        if let Some(slot) = self.slots[sym.index()].as_mut() {
-            slot.refs += 1;
-        }
-    }
-
     /// Drops one reference; the string is freed when none remain.
     pub fn release(&mut self, sym: Sym) {
         let Some(slot) = self.slots[sym.index()].as_mut() else {
@@ -147,15 +140,6 @@ impl Interner {
     /// True when no string is held.
     pub fn is_empty(&self) -> bool {
         self.table.is_empty()
-    }
-
-    /// Bytes of text held (each distinct string once, lowercase copies included).
-    pub fn text_bytes(&self) -> usize {
-        self.slots
-            .iter()
-            .flatten()
-            .map(|s| s.text.len() + s.lower.as_ref().map_or(0, |l| l.len()))
-            .sum()
     }
 }
 

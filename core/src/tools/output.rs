@@ -288,11 +288,6 @@ pub fn success<S: Serialize>(text: &str, structured: &S) -> String {
     })
 }
 
-/// A success whose text is the pretty JSON of `structured` itself.
-pub fn success_json<S: Serialize>(structured: &S) -> String {
-    success(&pretty(structured), structured)
-}
-
 /// A success carrying `{"success": true, "message": message}`.
 pub fn success_message(message: &str) -> String {
     success(
