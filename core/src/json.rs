@@ -112,9 +112,9 @@ fn escape_of(byte: u8, buf: &mut [u8; 6]) -> &str {
     }
 }
 
-/// Appends the body of `s` as a JSON string literal (without quotes), escaped as
-/// `JSON.stringify` does: `"`, `\\`, and control characters; nothing else.
-pub fn escape_into(out: &mut String, s: &str) {
+/// Copies `s` to `out`, handing each byte that needs an escape to `escape` as its
+/// `JSON.stringify` escape sequence.
+fn escape_with(out: &mut String, s: &str, escape: impl Fn(&mut String, &str)) {
     let b = s.as_bytes();
     let mut at = 0;
     while at < b.len() {
@@ -122,26 +122,22 @@ pub fn escape_into(out: &mut String, s: &str) {
         out.push_str(&s[at..at + run]);
         at += run;
         if at < b.len() {
-            out.push_str(escape_of(b[at], &mut [0; 6]));
+            escape(out, escape_of(b[at], &mut [0; 6]));
             at += 1;
         }
     }
 }
 
+/// Appends the body of `s` as a JSON string literal (without quotes), escaped as
+/// `JSON.stringify` does: `"`, `\\`, and control characters; nothing else.
+pub fn escape_into(out: &mut String, s: &str) {
+    escape_with(out, s, |out, e| out.push_str(e));
+}
+
 /// Appends `s` escaped twice: the body of a JSON string inside JSON text that is itself the
 /// body of a JSON string (a tool result's text).
 pub fn escape_twice_into(out: &mut String, s: &str) {
-    let b = s.as_bytes();
-    let mut at = 0;
-    while at < b.len() {
-        let run = safe_prefix(&b[at..]);
-        out.push_str(&s[at..at + run]);
-        at += run;
-        if at < b.len() {
-            escape_into(out, escape_of(b[at], &mut [0; 6]));
-            at += 1;
-        }
-    }
+    escape_with(out, s, escape_into);
 }
 
 /// The code unit of a `\uXXXX` escape starting at `at`, if there is one.

@@ -147,12 +147,7 @@ fn triples() -> impl Strategy<Value = Vec<(usize, usize, usize)>> {
 /// Any tool call, mutations weighted up.
 pub fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
-        4 => prop::collection::vec((name(), ty(), obs_list()), 0..4).prop_map(Op::CreateEntities),
-        3 => triples().prop_map(Op::CreateRelations),
-        3 => prop::collection::vec((name(), obs_list()), 0..3).prop_map(Op::AddObservations),
-        2 => prop::collection::vec(name(), 0..3).prop_map(Op::DeleteEntities),
-        2 => prop::collection::vec((name(), obs_list()), 0..3).prop_map(Op::DeleteObservations),
-        2 => triples().prop_map(Op::DeleteRelations),
+        16 => mutation(),
         1 => Just(Op::ReadGraph),
         2 => (0..queries().len()).prop_map(Op::SearchNodes),
         2 => prop::collection::vec(name(), 0..3).prop_map(Op::OpenNodes),
