@@ -9,6 +9,7 @@
 
 extern crate alloc;
 
+pub mod filelog;
 pub mod frame;
 pub mod graph;
 pub mod hash;

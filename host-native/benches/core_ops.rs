@@ -11,45 +11,22 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use mcp_memory::disk::{Durability, FsDisk, open_log};
 use mcp_memory::engine::Server;
-use mcp_memory::file_log::{self, Durability, FileLog, Opened};
-use mcp_memory_core::{Changes, Contents, Log, LogError, Memory};
+use mcp_memory_core::Memory;
+use mcp_memory_core::filelog::FileLog;
 use serde_json::{Value, json};
-
-/// The core run natively over the host's file log (bench only: the binary always runs the
-/// core inside the component).
-struct NativeLog(FileLog);
-
-impl Log for NativeLog {
-    fn replay(&mut self) -> Result<Contents, LogError> {
-        match self.0.replay().map_err(|e| LogError(e.to_string()))? {
-            Opened::Records(r) => Ok(Contents::Records(r)),
-            Opened::Foreign(b) => Ok(Contents::Foreign(b)),
-        }
-    }
-    fn refresh(&mut self) -> Result<Changes, LogError> {
-        match self.0.refresh().map_err(|e| LogError(e.to_string()))? {
-            file_log::Changes::Appended(r) => Ok(Changes::Appended(r)),
-            file_log::Changes::Replaced(r) => Ok(Changes::Replaced(r)),
-        }
-    }
-    fn append(&mut self, entry: &[u8]) -> Result<(), LogError> {
-        self.0.append(entry).map_err(|e| LogError(e.to_string()))
-    }
-    fn sync(&mut self) -> Result<(), LogError> {
-        self.0.sync().map_err(|e| LogError(e.to_string()))
-    }
-    fn replace(&mut self, entries: &[Vec<u8>]) -> Result<(), LogError> {
-        self.0.replace(entries).map_err(|e| LogError(e.to_string()))
-    }
-}
 
 /// Something that answers MCP messages: the native core or the component.
 trait Target {
     fn handle(&mut self, message: &str) -> Vec<String>;
 }
 
-impl Target for Memory<NativeLog> {
+/// The core run natively over the host's file log (bench only: the binary always runs the
+/// core inside the component).
+type Native = Memory<FileLog<FsDisk>>;
+
+impl Target for Native {
     fn handle(&mut self, message: &str) -> Vec<String> {
         Memory::handle(self, message)
     }
@@ -171,13 +148,13 @@ fn run(label: &str, target: &mut impl Target, entities: usize) -> Vec<(&'static 
     out
 }
 
-fn open_native(path: &Path) -> Memory<NativeLog> {
-    let log = FileLog::open(path, Durability::Background).expect("open log");
-    Memory::open(NativeLog(log)).expect("open memory").0
+fn open_native(path: &Path) -> Native {
+    let log = open_log(path, Durability::Background).expect("open log");
+    Memory::open(log).expect("open memory").0
 }
 
 fn open_component(path: &Path) -> Server {
-    let log = FileLog::open(path, Durability::Background).expect("open log");
+    let log = open_log(path, Durability::Background).expect("open log");
     Server::open(log).expect("open component").0
 }
 

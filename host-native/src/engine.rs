@@ -5,8 +5,10 @@ use anyhow::{Context, Result, anyhow};
 use wasmtime::component::{Component, HasSelf, Linker, ResourceAny};
 use wasmtime::{Engine, Store};
 
+use crate::disk::FsDisk;
 use crate::engine_config;
-use crate::file_log::{self, FileLog, Opened};
+use mcp_memory_core::filelog::FileLog;
+use mcp_memory_core::{Changes, Contents, Log};
 
 wasmtime::component::bindgen!({
     world: "memory-server",
@@ -20,34 +22,34 @@ static PRECOMPILED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/memory.cwa
 
 /// The store's state: the host side of the `log` import.
 struct HostState {
-    log: FileLog,
+    log: FileLog<FsDisk>,
 }
 
 impl log::Host for HostState {
     fn replay(&mut self) -> Result<log::Contents, String> {
-        match self.log.replay().map_err(|e| format!("{e:#}"))? {
-            Opened::Records(records) => Ok(log::Contents::Records(records)),
-            Opened::Foreign(bytes) => Ok(log::Contents::Foreign(bytes)),
+        match self.log.replay().map_err(|e| e.0)? {
+            Contents::Records(records) => Ok(log::Contents::Records(records)),
+            Contents::Foreign(bytes) => Ok(log::Contents::Foreign(bytes)),
         }
     }
 
     fn refresh(&mut self) -> Result<log::Changes, String> {
-        match self.log.refresh().map_err(|e| format!("{e:#}"))? {
-            file_log::Changes::Appended(records) => Ok(log::Changes::Appended(records)),
-            file_log::Changes::Replaced(records) => Ok(log::Changes::Replaced(records)),
+        match self.log.refresh().map_err(|e| e.0)? {
+            Changes::Appended(records) => Ok(log::Changes::Appended(records)),
+            Changes::Replaced(records) => Ok(log::Changes::Replaced(records)),
         }
     }
 
     fn append(&mut self, entry: Vec<u8>) -> Result<(), String> {
-        self.log.append(&entry).map_err(|e| format!("{e:#}"))
+        self.log.append(&entry).map_err(|e| e.0)
     }
 
     fn sync(&mut self) -> Result<(), String> {
-        self.log.sync().map_err(|e| format!("{e:#}"))
+        self.log.sync().map_err(|e| e.0)
     }
 
     fn replace(&mut self, entries: Vec<Vec<u8>>) -> Result<(), String> {
-        self.log.replace(&entries).map_err(|e| format!("{e:#}"))
+        self.log.replace(&entries).map_err(|e| e.0)
     }
 }
 
@@ -60,7 +62,7 @@ pub struct Server {
 
 impl Server {
     /// Instantiates the component over `log` and opens the memory. Returns warnings.
-    pub fn open(log: FileLog) -> Result<(Server, Vec<String>)> {
+    pub fn open(log: FileLog<FsDisk>) -> Result<(Server, Vec<String>)> {
         let engine = Engine::new(&engine_config::config())?;
         // SAFETY: PRECOMPILED was produced by `Engine::precompile_component` in build.rs, with
         // the same wasmtime version and configuration, and is embedded read-only.
@@ -71,7 +73,7 @@ impl Server {
         MemoryServer::add_to_linker::<_, HasSelf<_>>(&mut linker, |s| s)?;
         let mut store = Store::new(&engine, HostState { log });
         let bindings = MemoryServer::instantiate(&mut store, &component, &linker)?;
-        store.data_mut().log.lock()?;
+        store.data_mut().log.lock().map_err(|e| anyhow!(e.0))?;
         let opened = bindings
             .mcp_memory_memory_server()
             .memory()
@@ -95,7 +97,7 @@ impl Server {
         &mut self,
         call: impl FnOnce(&MemoryServer, &mut Store<HostState>, ResourceAny) -> wasmtime::Result<T>,
     ) -> Result<T> {
-        self.store.data_mut().log.lock()?;
+        self.store.data_mut().log.lock().map_err(|e| anyhow!(e.0))?;
         let result = call(&self.bindings, &mut self.store, self.memory);
         self.store.data_mut().log.unlock();
         Ok(result?)

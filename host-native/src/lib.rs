@@ -2,7 +2,7 @@
 //! owns the memory file, the transports and the configuration. It holds no graph logic.
 
 pub mod config;
+pub mod disk;
 pub mod engine;
 mod engine_config;
-pub mod file_log;
 pub mod stdio;

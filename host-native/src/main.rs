@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 
+use mcp_memory::disk::{Durability, open_log};
 use mcp_memory::engine::Server;
-use mcp_memory::file_log::{Durability, FileLog};
 use mcp_memory::{config, stdio};
 
 /// Persistent knowledge-graph memory for LLM agents (MCP server).
@@ -68,7 +68,7 @@ enum Command {
 }
 
 fn open(path: &Path, durability: Durability) -> Result<Server> {
-    let (server, warnings) = Server::open(FileLog::open(path, durability)?)?;
+    let (server, warnings) = Server::open(open_log(path, durability)?)?;
     for w in warnings {
         eprintln!("mcp-memory: warning: {w}");
     }

@@ -1,0 +1,378 @@
+//! A memory file as a [`Log`]: the policy of every host that keeps its memory in a file —
+//! recovery, catching up with other processes, converting reference files, and the lock
+//! that lets several processes share one file. The host supplies only raw file operations
+//! ([`Disk`]), so the native host and the Node host read and write identical files and
+//! take turns under the same lock.
+//!
+//! ## The lock
+//!
+//! A process holds the memory file's lock while it handles one message: between
+//! [`FileLog::lock`] and [`FileLog::unlock`] no other process writes to the file. The lock
+//! is a companion file, `<name>.lock`, created exclusively and holding its owner's token
+//! (`<pid> <nonce>`). A lock whose owner process is gone, or that is older than
+//! [`STALE_LOCK_MS`] (owners hold it for milliseconds), is broken: moved aside, checked to be
+//! the one judged stale, and removed. Because breaking can race with a new owner, a holder
+//! checks that the lock is still its own before every write, and refuses to write if not.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::frame::{self, TornTail};
+use crate::log::{Changes, Contents, Log, LogError};
+
+/// A lock older than this (milliseconds) is stale whoever owns it.
+pub const STALE_LOCK_MS: u64 = 30_000;
+/// Longest pause between two attempts to take the lock (milliseconds).
+const MAX_BACKOFF_MS: u32 = 16;
+
+/// Raw operations on a memory file and on companion files in its directory (named by their
+/// file names). Implementations do the I/O and nothing else; `Err` carries the OS error and
+/// the path, for the user.
+pub trait Disk {
+    /// The memory file's name (its last path component).
+    fn name(&self) -> &str;
+    /// This process's lock token, `<pid> <nonce>`: the pid first, then anything that tells
+    /// this process from an earlier one with the same pid.
+    fn token(&self) -> &str;
+
+    /// Length of the open memory file in bytes.
+    fn size(&mut self) -> Result<u64, LogError>;
+    /// `len` bytes of the open memory file from `offset`.
+    fn read_at(&mut self, offset: u64, len: usize) -> Result<Vec<u8>, LogError>;
+    /// Writes all of `bytes` at `offset` of the open memory file.
+    fn write_at(&mut self, offset: u64, bytes: &[u8]) -> Result<(), LogError>;
+    /// Cuts (or extends) the open memory file to `len` bytes.
+    fn set_len(&mut self, len: u64) -> Result<(), LogError>;
+    /// Makes what was written durable as the host's durability policy says: before
+    /// returning, or within the host's stated bound.
+    fn sync(&mut self) -> Result<(), LogError>;
+    /// Makes what was written durable before returning.
+    fn sync_now(&mut self) -> Result<(), LogError>;
+    /// Whether the memory file's path still names the open file (`false` once another
+    /// process renamed a new file over it).
+    fn is_current(&mut self) -> Result<bool, LogError>;
+    /// Opens the file the path names now.
+    fn reopen(&mut self) -> Result<(), LogError>;
+
+    /// Creates the companion `name` holding `bytes`, unless it exists: then `Ok(false)`.
+    fn create_new(&mut self, name: &str, bytes: &[u8]) -> Result<bool, LogError>;
+    /// The content of the companion `name`, or `None` if it does not exist.
+    fn read_file(&mut self, name: &str) -> Result<Option<Vec<u8>>, LogError>;
+    /// Milliseconds since the companion `name` was modified, or `None` if it does not exist.
+    fn age_ms(&mut self, name: &str) -> Result<Option<u64>, LogError>;
+    /// Renames the companion `from` to `to`; `Ok(false)` if `from` does not exist.
+    fn rename(&mut self, from: &str, to: &str) -> Result<bool, LogError>;
+    /// Gives the companion `from` the additional name `to`; `Ok(false)` if `to` exists.
+    fn link(&mut self, from: &str, to: &str) -> Result<bool, LogError>;
+    /// Removes the companion `name` if it exists.
+    fn remove(&mut self, name: &str) -> Result<(), LogError>;
+    /// Writes the new companion `name` with `bytes` and the memory file's permissions
+    /// (and owner, where allowed), durably.
+    fn write_new(&mut self, name: &str, bytes: &[u8]) -> Result<(), LogError>;
+    /// Keeps the memory file's current content as the new companion `name` (a hard link
+    /// where the file system allows, else a copy), durably.
+    fn keep_copy(&mut self, name: &str) -> Result<(), LogError>;
+    /// Renames the companion `name` over the memory file, makes the rename durable (syncs
+    /// the directory) and opens the new file.
+    fn install(&mut self, name: &str) -> Result<(), LogError>;
+
+    /// Whether a process with this pid runs on this machine.
+    fn alive(&mut self, pid: u32) -> bool;
+    /// Waits this long.
+    fn sleep_ms(&mut self, ms: u32);
+}
+
+/// A memory file used as the log of one memory.
+pub struct FileLog<D: Disk> {
+    disk: D,
+    /// Bytes of valid log read or written: where the next frame goes.
+    len: u64,
+    /// The file holds bytes that are not a log (a reference file not converted yet).
+    foreign: bool,
+    /// Another process replaced the file since this one last read it.
+    replaced: bool,
+    /// Whether this process holds the lock now.
+    locked: bool,
+    warnings: Vec<String>,
+}
+
+impl<D: Disk> FileLog<D> {
+    /// A log over an opened memory file. Nothing is read before [`Log::replay`].
+    pub fn new(disk: D) -> Self {
+        FileLog {
+            disk,
+            len: 0,
+            foreign: false,
+            replaced: false,
+            locked: false,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// The disk underneath.
+    pub fn disk(&mut self) -> &mut D {
+        &mut self.disk
+    }
+
+    /// Warnings collected since the last call (torn tails cut off, stale locks broken).
+    pub fn take_warnings(&mut self) -> Vec<String> {
+        core::mem::take(&mut self.warnings)
+    }
+
+    fn lock_name(&self) -> String {
+        format!("{}.lock", self.disk.name())
+    }
+
+    /// Takes the file's lock, waiting for other processes to release it (breaking a stale
+    /// one), then notices whether another process replaced the file meanwhile.
+    pub fn lock(&mut self) -> Result<(), LogError> {
+        let lock = self.lock_name();
+        let token = String::from(self.disk.token());
+        let mut backoff = 1;
+        while !self.disk.create_new(&lock, token.as_bytes())? {
+            let Some(owner) = self.disk.read_file(&lock)? else {
+                continue; // released meanwhile
+            };
+            if owner == token.as_bytes() {
+                break; // ours already (an earlier unlock failed)
+            }
+            if self.is_stale(&lock, &owner)? {
+                self.break_lock(&lock, &owner)?;
+                continue;
+            }
+            self.disk.sleep_ms(backoff);
+            backoff = (backoff * 2).min(MAX_BACKOFF_MS);
+        }
+        self.locked = true;
+        if !self.disk.is_current()? {
+            self.disk.reopen()?;
+            self.replaced = true;
+        }
+        Ok(())
+    }
+
+    /// Whether a lock owned by someone else (`owner`) is stale: its process is gone (or it
+    /// has our pid, so it is an earlier process's), or it is older than any real hold.
+    fn is_stale(&mut self, lock: &str, owner: &[u8]) -> Result<bool, LogError> {
+        let pid = token_pid(owner);
+        let gone = match pid {
+            Some(pid) if Some(pid) == token_pid(self.disk.token().as_bytes()) => true,
+            Some(pid) => !self.disk.alive(pid),
+            None => false,
+        };
+        let old = self
+            .disk
+            .age_ms(lock)?
+            .is_some_and(|age| age > STALE_LOCK_MS);
+        Ok(gone || old)
+    }
+
+    /// Moves a stale lock aside; if what was moved is not the lock judged stale (a new owner
+    /// took the name meanwhile), puts it back.
+    fn break_lock(&mut self, lock: &str, stale: &[u8]) -> Result<(), LogError> {
+        let aside = format!("{lock}.stale.{}", self.disk.token().replace(' ', "-"));
+        if !self.disk.rename(lock, &aside)? {
+            return Ok(());
+        }
+        if self.disk.read_file(&aside)?.as_deref() == Some(stale) {
+            self.warnings.push(format!(
+                "{}: broke a lock left by a process that is gone ({})",
+                self.disk.name(),
+                String::from_utf8_lossy(stale).trim()
+            ));
+        } else {
+            self.disk.link(&aside, lock)?;
+        }
+        self.disk.remove(&aside)
+    }
+
+    /// Releases the lock taken by [`FileLog::lock`] (if it is still ours).
+    pub fn unlock(&mut self) {
+        if !core::mem::take(&mut self.locked) {
+            return;
+        }
+        let lock = self.lock_name();
+        if let Ok(Some(owner)) = self.disk.read_file(&lock)
+            && owner == self.disk.token().as_bytes()
+        {
+            let _ = self.disk.remove(&lock);
+        }
+    }
+
+    /// Refuses to write unless this process still holds the lock.
+    fn check_lock(&mut self) -> Result<(), LogError> {
+        let lock = self.lock_name();
+        if self.locked
+            && self.disk.read_file(&lock)?.as_deref() == Some(self.disk.token().as_bytes())
+        {
+            return Ok(());
+        }
+        Err(LogError(format!(
+            "{}: this process does not hold the file's lock (it was broken as stale); nothing was written",
+            self.disk.name()
+        )))
+    }
+
+    /// Reads the whole file: its records after cutting off a torn tail, or its bytes if it
+    /// is not a log. An empty file becomes an empty log.
+    fn read_all(&mut self) -> Result<Contents, LogError> {
+        let size = self.disk.size()?;
+        let bytes = self.disk.read_at(0, size as usize)?;
+        self.replaced = false;
+        self.foreign = false;
+        if bytes.is_empty() {
+            self.disk.write_at(0, &frame::header())?;
+            self.len = frame::HEADER_LEN as u64;
+            return Ok(Contents::Records(Vec::new()));
+        }
+        if !frame::is_log(&bytes) {
+            self.foreign = true;
+            self.len = 0;
+            return Ok(Contents::Foreign(bytes));
+        }
+        let scan = frame::scan(&bytes).map_err(|e| {
+            LogError(format!(
+                "{}: {e}; the file was left untouched",
+                self.disk.name()
+            ))
+        })?;
+        self.len = scan.valid_len as u64;
+        if let Some(torn) = scan.torn {
+            self.cut_torn_tail(torn)?;
+        }
+        Ok(Contents::Records(
+            scan.records.iter().map(|r| r.to_vec()).collect(),
+        ))
+    }
+
+    /// Cuts the file back to the valid prefix after a torn tail (the writer that left it
+    /// is gone: the lock is ours), with a warning.
+    fn cut_torn_tail(&mut self, torn: TornTail) -> Result<(), LogError> {
+        self.warnings.push(format!(
+            "{}: {torn}; the tail was cut off",
+            self.disk.name()
+        ));
+        self.disk.set_len(self.len)?;
+        if self.len == 0 {
+            self.disk.write_at(0, &frame::header())?;
+            self.len = frame::HEADER_LEN as u64;
+        }
+        self.disk.sync_now()
+    }
+
+    /// `<name>.bak`, or `<name>.bak.N` for the first N that does not exist yet.
+    fn backup_name(&mut self) -> Result<String, LogError> {
+        let first = format!("{}.bak", self.disk.name());
+        if self.disk.age_ms(&first)?.is_none() {
+            return Ok(first);
+        }
+        let mut n = 1;
+        loop {
+            let name = format!("{first}.{n}");
+            if self.disk.age_ms(&name)?.is_none() {
+                return Ok(name);
+            }
+            n += 1;
+        }
+    }
+
+    fn install(&mut self, bytes: &[u8], tmp: &str) -> Result<(), LogError> {
+        self.disk.write_new(tmp, bytes)?;
+        if self.foreign {
+            let bak = self.backup_name()?;
+            self.disk.keep_copy(&bak)?;
+        }
+        self.check_lock()?;
+        self.disk.install(tmp)
+    }
+}
+
+impl<D: Disk> Drop for FileLog<D> {
+    /// Leaves no lock behind (one left by a crash is broken as stale by the next process).
+    fn drop(&mut self) {
+        self.unlock();
+    }
+}
+
+/// The pid a lock token starts with.
+fn token_pid(token: &[u8]) -> Option<u32> {
+    core::str::from_utf8(token)
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+impl<D: Disk> Log for FileLog<D> {
+    fn replay(&mut self) -> Result<Contents, LogError> {
+        self.read_all()
+    }
+
+    fn refresh(&mut self) -> Result<Changes, LogError> {
+        let size = self.disk.size()?;
+        if self.replaced || (!self.foreign && size < self.len) {
+            return match self.read_all()? {
+                Contents::Records(records) => Ok(Changes::Replaced(records)),
+                Contents::Foreign(_) => Ok(Changes::Appended(Vec::new())),
+            };
+        }
+        if self.foreign || size == self.len {
+            return Ok(Changes::Appended(Vec::new()));
+        }
+        let tail = self.disk.read_at(self.len, (size - self.len) as usize)?;
+        let scan = frame::scan_frames(&tail, self.len as usize).map_err(|e| {
+            LogError(format!(
+                "{}: {e}; the file was left untouched",
+                self.disk.name()
+            ))
+        })?;
+        let records = scan.records.iter().map(|r| r.to_vec()).collect();
+        self.len = scan.valid_len as u64;
+        if let Some(torn) = scan.torn {
+            self.cut_torn_tail(torn)?;
+        }
+        Ok(Changes::Appended(records))
+    }
+
+    fn append(&mut self, entry: &[u8]) -> Result<(), LogError> {
+        if self.foreign {
+            return Err(LogError(format!(
+                "{}: the file is not a memory log yet, so nothing can be appended to it",
+                self.disk.name()
+            )));
+        }
+        self.check_lock()?;
+        let mut framed = Vec::with_capacity(frame::FRAME_HEADER_LEN + entry.len());
+        frame::encode_frame(entry, &mut framed);
+        if let Err(e) = self.disk.write_at(self.len, &framed) {
+            // Leave no partial frame behind (replay would drop it as torn anyway).
+            let _ = self.disk.set_len(self.len);
+            return Err(e);
+        }
+        self.len += framed.len() as u64;
+        Ok(())
+    }
+
+    fn sync(&mut self) -> Result<(), LogError> {
+        self.disk.sync()
+    }
+
+    fn replace(&mut self, entries: &[Vec<u8>]) -> Result<(), LogError> {
+        let bytes = frame::encode_log(entries.iter().map(Vec::as_slice));
+        let tmp = format!(
+            ".{}.{}.tmp",
+            self.disk.name(),
+            self.disk.token().replace(' ', "-")
+        );
+        let result = self.install(&bytes, &tmp);
+        if result.is_err() {
+            let _ = self.disk.remove(&tmp);
+        }
+        result?;
+        self.len = bytes.len() as u64;
+        self.foreign = false;
+        Ok(())
+    }
+}
