@@ -121,6 +121,11 @@ impl<L: Log> Memory<L> {
         }
     }
 
+    /// The log underneath (a host takes a file log's lock around each message).
+    pub fn log_mut(&mut self) -> &mut L {
+        &mut self.log
+    }
+
     /// The graph as it stands.
     pub fn graph(&self) -> &Graph {
         &self.graph

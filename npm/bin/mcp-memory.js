@@ -1,0 +1,131 @@
+#!/usr/bin/env node
+// `mcp-memory`: persistent knowledge-graph memory for LLM agents, served over MCP — the
+// same command line as the native binary (host-native/src/main.rs).
+
+import fs from 'node:fs';
+import { parseArgs } from 'node:util';
+import { createRequire } from 'node:module';
+
+import { Memory } from '../lib/index.js';
+import { memoryPath } from '../lib/config.js';
+import { printWarnings, serveStdio } from '../lib/server.js';
+
+const { version } = createRequire(import.meta.url)('../package.json');
+
+const HELP = `Persistent knowledge-graph memory for LLM agents (MCP server)
+
+Usage: mcp-memory [OPTIONS] [COMMAND]
+
+Commands:
+  serve   Serve MCP (the default)
+  export  Write the memory in another format (to stdout, or to --output)
+  import  Merge a reference memory.jsonl file into the memory
+
+Options:
+  -f, --memory-file <PATH>          The memory file [default: $MEMORY_FILE_PATH, else
+                                    <data dir>/mcp-memory/memory.mcpmem]. A reference
+                                    server's memory.jsonl is converted in place; the
+                                    original is kept as .bak
+      --durability <sync|background>
+                                    When changes reach the disk: sync fsyncs before every
+                                    reply; background fsyncs at most one second later
+                                    [default: background]
+      --transport <stdio>           How MCP clients connect [default: stdio]
+  -h, --help                        Print help
+  -V, --version                     Print version
+
+export: --format jsonl (default), -o/--output FILE
+import: FILE
+`;
+
+function fail(message) {
+  process.stderr.write(`error: ${message}\n\nFor more information, try '--help'.\n`);
+  process.exit(2);
+}
+
+let parsed;
+try {
+  parsed = parseArgs({
+    allowPositionals: true,
+    options: {
+      'memory-file': { type: 'string', short: 'f' },
+      durability: { type: 'string', default: 'background' },
+      transport: { type: 'string', default: 'stdio' },
+      format: { type: 'string', default: 'jsonl' },
+      output: { type: 'string', short: 'o' },
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'V' },
+    },
+  });
+} catch (e) {
+  fail(e.message);
+}
+const { values, positionals } = parsed;
+if (values.help) {
+  process.stdout.write(HELP);
+  process.exit(0);
+}
+if (values.version) {
+  process.stdout.write(`mcp-memory ${version}\n`);
+  process.exit(0);
+}
+if (!['sync', 'background'].includes(values.durability)) {
+  fail(`invalid value '${values.durability}' for '--durability <sync|background>'`);
+}
+if (values.transport !== 'stdio') fail(`invalid value '${values.transport}' for '--transport <stdio>'`);
+
+const [command = 'serve', ...rest] = positionals;
+const path = memoryPath(values['memory-file']);
+const options = { durability: values.durability };
+
+function open(fresh = false) {
+  const memory = new Memory(path, { ...options, fresh });
+  printWarnings(memory);
+  return memory;
+}
+
+try {
+  switch (command) {
+    case 'serve': {
+      if (rest.length) fail(`unexpected argument '${rest[0]}'`);
+      serveStdio(
+        ({ fresh }) => {
+          const memory = new Memory(path, { ...options, fresh });
+          return { memory, engine: memory.engine };
+        },
+        (memory) => {
+          memory.close();
+          process.stdout.end();
+        },
+      );
+      process.stderr.write(`mcp-memory ${version}: serving ${path} on stdio\n`);
+      break;
+    }
+    case 'export': {
+      if (values.format !== 'jsonl') fail(`invalid value '${values.format}' for '--format <jsonl>'`);
+      const text = fs.existsSync(path) ? exportOf(open()) : '';
+      if (values.output) fs.writeFileSync(values.output, text);
+      else process.stdout.write(text);
+      break;
+    }
+    case 'import': {
+      if (rest.length !== 1) fail('import needs exactly one FILE');
+      const memory = open();
+      const summary = memory.importJsonl(fs.readFileSync(rest[0]));
+      memory.close();
+      process.stderr.write(`mcp-memory: ${path}: ${summary}\n`);
+      break;
+    }
+    default:
+      fail(`unrecognized subcommand '${command}'`);
+  }
+} catch (e) {
+  process.stderr.write(`Error: ${e.message}\n`);
+  process.exit(1);
+}
+
+function exportOf(memory) {
+  const text = memory.exportJsonl();
+  memory.close();
+  return text;
+}

@@ -1,0 +1,16 @@
+// Loads the engine: mcp-memory-core built with wasm-bindgen (`npm run build` writes
+// dist/node/). Everything with meaning runs in it; this package only moves bytes.
+
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const MODULE = require.resolve('../dist/node/mcp_memory.js');
+
+/**
+ * The engine module. `fresh` loads a new WebAssembly instance (after the old one trapped,
+ * its memory can no longer be trusted).
+ */
+export function loadEngine({ fresh = false } = {}) {
+  if (fresh) delete require.cache[MODULE];
+  return require(MODULE);
+}

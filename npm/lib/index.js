@@ -1,0 +1,124 @@
+// The mcp-memory JavaScript API: a persistent knowledge-graph memory in a file, with the
+// nine tools of @modelcontextprotocol/server-memory as methods and `handle` for raw MCP.
+
+import { NodeDisk } from './disk.js';
+import { loadEngine } from './engine.js';
+import { memoryPath } from './config.js';
+
+export { memoryPath } from './config.js';
+
+/** A tool call that failed: the tool's error text (an MCP result with `isError: true`). */
+export class ToolError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'ToolError';
+  }
+}
+
+/** A request the server refused with a JSON-RPC error. */
+export class ProtocolError extends Error {
+  constructor(error) {
+    super(error.message);
+    this.name = 'ProtocolError';
+    this.code = error.code;
+  }
+}
+
+export class Memory {
+  /**
+   * Opens the memory kept in `file` (creating it; a reference memory.jsonl is converted,
+   * its original kept as `.bak`). Without `file`, MEMORY_FILE_PATH or the default location.
+   * Options: `durability`: 'background' (default) or 'sync'.
+   */
+  static open(file, options = {}) {
+    return new Memory(file, options);
+  }
+
+  constructor(file, { durability = 'background', fresh = false } = {}) {
+    /** The memory file's absolute path. */
+    this.path = memoryPath(file);
+    this.disk = new NodeDisk(this.path, { durability });
+    /** The engine module (its `failureReply` answers a request whose handling trapped). */
+    this.engine = loadEngine({ fresh });
+    try {
+      this.inner = this.engine.FileMemory.open(this.disk);
+    } catch (e) {
+      this.disk.close();
+      throw e;
+    }
+    this.nextId = 1;
+  }
+
+  /** Warnings since the last call (conversion, torn tails cut off, stale locks broken). */
+  takeWarnings() {
+    return this.inner.takeWarnings();
+  }
+
+  /** Handles one raw MCP message (a JSON-RPC line or object); returns the lines to send. */
+  handle(message) {
+    return this.inner.handle(typeof message === 'string' ? message : JSON.stringify(message));
+  }
+
+  /** Calls a tool by name; returns its structuredContent or throws a ToolError. */
+  callTool(name, args) {
+    const id = `api-${this.nextId++}`;
+    const replies = this.handle({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+    const reply = JSON.parse(replies[replies.length - 1]);
+    if (reply.error) throw new ProtocolError(reply.error);
+    if (reply.result.isError) throw new ToolError(reply.result.content[0].text);
+    return reply.result.structuredContent;
+  }
+
+  createEntities(entities) {
+    return this.callTool('create_entities', { entities }).entities;
+  }
+
+  createRelations(relations) {
+    return this.callTool('create_relations', { relations }).relations;
+  }
+
+  addObservations(observations) {
+    return this.callTool('add_observations', { observations }).results;
+  }
+
+  deleteEntities(entityNames) {
+    this.callTool('delete_entities', { entityNames });
+  }
+
+  deleteObservations(deletions) {
+    this.callTool('delete_observations', { deletions });
+  }
+
+  deleteRelations(relations) {
+    this.callTool('delete_relations', { relations });
+  }
+
+  readGraph() {
+    return this.callTool('read_graph', {});
+  }
+
+  searchNodes(query) {
+    return this.callTool('search_nodes', { query });
+  }
+
+  openNodes(names) {
+    return this.callTool('open_nodes', { names });
+  }
+
+  /** The graph in the reference server's memory.jsonl format. */
+  exportJsonl() {
+    return new TextDecoder().decode(this.inner.exportJsonl());
+  }
+
+  /** Merges a reference memory.jsonl (text or bytes) into the memory; returns a summary. */
+  importJsonl(data) {
+    const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
+    return this.inner.importJsonl(bytes);
+  }
+
+  /** Makes every change durable and closes the file. */
+  close() {
+    this.inner.free();
+    this.disk.close();
+  }
+}

@@ -1,0 +1,47 @@
+// Builds the engine into dist/node/: cargo (host-web for wasm32-unknown-unknown),
+// wasm-bindgen (--target nodejs; the CLI must be the crate's exact version), then wasm-opt
+// (npm `binaryen`) to shrink it. Prints the sizes.
+
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+
+const npmDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const root = path.resolve(npmDir, '..');
+const out = path.join(npmDir, 'dist', 'node');
+const WASM_BINDGEN_VERSION = '0.2.130';
+
+function run(cmd, args, options = {}) {
+  process.stderr.write(`$ ${cmd} ${args.join(' ')}\n`);
+  return execFileSync(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'], ...options }).toString();
+}
+
+const bindgenVersion = run('wasm-bindgen', ['--version']).trim();
+if (!bindgenVersion.endsWith(` ${WASM_BINDGEN_VERSION}`)) {
+  throw new Error(
+    `wasm-bindgen ${WASM_BINDGEN_VERSION} is needed (found '${bindgenVersion}'): ` +
+      `cargo install wasm-bindgen-cli --version ${WASM_BINDGEN_VERSION}`,
+  );
+}
+
+run('cargo', ['build', '--locked', '-p', 'mcp-memory-web', '--target', 'wasm32-unknown-unknown', '--profile', 'wasm'], {
+  cwd: root,
+});
+const built = path.join(root, 'target', 'wasm32-unknown-unknown', 'wasm', 'mcp_memory_web.wasm');
+
+fs.rmSync(out, { recursive: true, force: true });
+run('wasm-bindgen', ['--target', 'nodejs', '--out-dir', out, '--out-name', 'mcp_memory', built]);
+// wasm-bindgen's Node output is CommonJS; the package is ESM.
+fs.writeFileSync(path.join(out, 'package.json'), '{ "type": "commonjs" }\n');
+
+const wasm = path.join(out, 'mcp_memory_bg.wasm');
+const before = fs.statSync(wasm).size;
+const wasmOpt = path.join(npmDir, 'node_modules', '.bin', 'wasm-opt');
+run(wasmOpt, ['-O3', '--strip-debug', '--strip-producers', wasm, '-o', wasm]);
+const after = fs.readFileSync(wasm);
+process.stderr.write(
+  `engine: ${before} bytes from wasm-bindgen, ${after.length} after wasm-opt, ` +
+    `${zlib.gzipSync(after, { level: 9 }).length} gzipped\n`,
+);
