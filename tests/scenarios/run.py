@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
-"""Runs the scenario files against the reference server (@modelcontextprotocol/server-memory)
-to check, or record, the expectations that are the reference's behaviour.
+"""Runs the scenario files (see README.md) against a memory server over stdio: an mcp-memory
+host (the native binary, the npm package), or, with --reference, the reference server
+(@modelcontextprotocol/server-memory) to check the expectations that are its behaviour.
 
-A step is compared with its `reference_expect` when it has one (a documented difference of
-mcp-memory), else with its `expect`; `"reference_expect": "$unchecked"` skips the comparison.
-With --record, a step whose expectation is missing (or `reference_expect` is null) gets the
-reference's replies written into the file (authoring aid; review the result before committing).
+Each scenario gets a fresh temp dir; the server is started with
+`MEMORY_FILE_PATH=<dir>/memory.jsonl`. A step is compared with its `expect`; with
+--reference, with its `reference_expect` when it has one (a documented difference of
+mcp-memory), and `"reference_expect": "$unchecked"` skips the comparison. With --record
+(reference only), a step whose expectation is missing (or `reference_expect` is null) gets
+the reference's replies written into the file (authoring aid; review before committing).
 
 Usage:
-  REF_DIR=$(mktemp -d); npm install --prefix "$REF_DIR" @modelcontextprotocol/server-memory
-  python3 tests/scenarios/check_reference.py \
-      --ref "node $REF_DIR/node_modules/@modelcontextprotocol/server-memory/dist/index.js" \
-      [--record] [FILE.json ...]
+  python3 tests/scenarios/run.py --cmd target/release/mcp-memory [FILE.json ...]
+  python3 tests/scenarios/run.py --cmd "node npm/bin/mcp-memory.js"
+  python3 tests/scenarios/run.py --reference \
+      --cmd "node $REF_DIR/node_modules/@modelcontextprotocol/server-memory/dist/index.js" [--record]
 
 Python 3.11, standard library only. Exit status 1 if any step differs.
 """
@@ -116,7 +119,7 @@ def request_id_of(step):
     return None
 
 
-def run(path, cmd, record):
+def run(path, cmd, reference, record):
     scenario = json.loads(path.read_text(encoding="utf-8"))
     failures = []
     changed = False
@@ -138,7 +141,7 @@ def run(path, cmd, record):
                     server.send(json.dumps(step["send"], ensure_ascii=False))
                 else:
                     server.send(step["send_raw"])
-                key = "reference_expect" if "reference_expect" in step else "expect"
+                key = "reference_expect" if reference and "reference_expect" in step else "expect"
                 want = step.get(key)
                 if want is None or want == UNCHECKED:
                     # Recording: a request's messages up to its reply, then anything else
@@ -173,14 +176,19 @@ def run(path, cmd, record):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--ref", required=True, help="command that starts the reference server")
-    ap.add_argument("--record", action="store_true", help="fill in missing `expect`s")
+    ap.add_argument("--cmd", required=True, help="command that starts the server")
+    ap.add_argument("--reference", action="store_true",
+                    help="the server is the reference: compare with `reference_expect` where set")
+    ap.add_argument("--record", action="store_true",
+                    help="with --reference: fill in missing expectations")
     ap.add_argument("files", nargs="*", type=Path)
     args = ap.parse_args()
+    if args.record and not args.reference:
+        ap.error("--record records the reference's behaviour: it needs --reference")
     files = args.files or sorted(HERE.glob("*.json"))
     bad = 0
     for path in files:
-        failures = run(path, args.ref, args.record)
+        failures = run(path, args.cmd, args.reference, args.record)
         print(f"{'FAIL' if failures else 'ok  '} {path.name}")
         for index, why, want, got in failures:
             bad += 1

@@ -1,0 +1,109 @@
+// Types of the mcp-memory JavaScript API (lib/index.js).
+
+/** A node of the graph: a name, a type and observations in insertion order. */
+export interface Entity {
+  name: string;
+  entityType: string;
+  observations: string[];
+}
+
+/** A directed, typed edge between two entity names, in active voice. */
+export interface Relation {
+  from: string;
+  to: string;
+  relationType: string;
+}
+
+/** Entities and the relations that touch them. */
+export interface KnowledgeGraph {
+  entities: Entity[];
+  relations: Relation[];
+}
+
+/** Observations to add to one entity. */
+export interface ObservationAddition {
+  entityName: string;
+  contents: string[];
+}
+
+/** What add_observations added to one entity (the contents it did not have yet). */
+export interface ObservationResult {
+  entityName: string;
+  addedObservations: string[];
+}
+
+/** Observations to delete from one entity. */
+export interface ObservationDeletion {
+  entityName: string;
+  observations: string[];
+}
+
+export interface OpenOptions {
+  /** 'background' (default): fsync at most a second after a change; 'sync': before every reply. */
+  durability?: 'background' | 'sync';
+}
+
+/** A tool call that failed: the tool's error text (an MCP result with `isError: true`). */
+export class ToolError extends Error {
+  name: 'ToolError';
+}
+
+/** A request refused with a JSON-RPC error. */
+export class ProtocolError extends Error {
+  name: 'ProtocolError';
+  /** The JSON-RPC error code. */
+  code: number;
+}
+
+/** A persistent knowledge-graph memory kept in a file (shareable with other processes). */
+export class Memory {
+  /**
+   * Opens the memory kept in `file`, creating it. A reference server's memory.jsonl is
+   * converted in place, its original kept as `.bak`. Without `file`: MEMORY_FILE_PATH, else
+   * `<data dir>/mcp-memory/memory.mcpmem`. Throws if the file is damaged before its tail.
+   */
+  static open(file?: string, options?: OpenOptions): Memory;
+  constructor(file?: string, options?: OpenOptions);
+
+  /** The memory file's absolute path. */
+  readonly path: string;
+
+  /** Warnings since the last call (conversion, torn tails cut off, stale locks broken). */
+  takeWarnings(): string[];
+
+  /** Handles one raw MCP (JSON-RPC 2.0) message; returns the lines to send back, in order. */
+  handle(message: string | object): string[];
+
+  /** Calls a tool by name; returns its structuredContent or throws a ToolError. */
+  callTool(name: string, args: object): unknown;
+
+  /** Creates the entities whose names are new; returns those created. */
+  createEntities(entities: Entity[]): Entity[];
+  /** Creates the relations that are new; returns those created. */
+  createRelations(relations: Relation[]): Relation[];
+  /** Adds observations to existing entities; throws a ToolError if one does not exist. */
+  addObservations(observations: ObservationAddition[]): ObservationResult[];
+  /** Deletes entities and every relation from or to them. */
+  deleteEntities(entityNames: string[]): void;
+  /** Deletes observations from entities. */
+  deleteObservations(deletions: ObservationDeletion[]): void;
+  /** Deletes relations. */
+  deleteRelations(relations: Relation[]): void;
+  /** The whole graph. */
+  readGraph(): KnowledgeGraph;
+  /** Entities whose name, type or an observation contains `query` (case-insensitive). */
+  searchNodes(query: string): KnowledgeGraph;
+  /** The entities with these names and the relations touching them. */
+  openNodes(names: string[]): KnowledgeGraph;
+
+  /** The graph in the reference server's memory.jsonl format. */
+  exportJsonl(): string;
+  /** Merges a reference memory.jsonl (text or bytes) into the memory; returns a summary. */
+  importJsonl(data: string | Uint8Array): string;
+
+  /** Makes every change durable and closes the file. */
+  close(): void;
+}
+
+/** The memory file for a `--memory-file` value and a MEMORY_FILE_PATH value. */
+export function memoryPath(flag?: string, env?: string): string;
