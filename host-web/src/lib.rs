@@ -194,6 +194,21 @@ impl FileMemory {
         self.locked(|m| Ok(m.handle(message)))
     }
 
+    /// Handles one line of the stdio transport, as bytes (invalid UTF-8 becomes U+FFFD);
+    /// returns the messages to send as bytes, each followed by `\n`. The server's path:
+    /// no string conversion on either side of the boundary for megabyte-sized replies.
+    #[wasm_bindgen(js_name = handleLine)]
+    pub fn handle_line(&mut self, line: &[u8]) -> Result<Vec<u8>, JsError> {
+        let text = String::from_utf8_lossy(line);
+        let replies = self.locked(|m| Ok(m.handle(&text)))?;
+        let mut out = Vec::with_capacity(replies.iter().map(|r| r.len() + 1).sum());
+        for reply in replies {
+            out.extend_from_slice(reply.as_bytes());
+            out.push(b'\n');
+        }
+        Ok(out)
+    }
+
     /// The graph in the reference server's JSONL file format.
     #[wasm_bindgen(js_name = exportJsonl)]
     pub fn export_jsonl(&mut self) -> Result<Vec<u8>, JsError> {

@@ -59,6 +59,11 @@ export class Memory {
     return this.inner.handle(typeof message === 'string' ? message : JSON.stringify(message));
   }
 
+  /** Handles one line of the stdio transport (bytes); returns the replies as bytes, each ending in \n. */
+  handleLine(line) {
+    return this.inner.handleLine(line);
+  }
+
   /** Calls a tool by name; returns its structuredContent or throws a ToolError. */
   callTool(name, args) {
     const id = `api-${this.nextId++}`;

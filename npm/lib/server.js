@@ -16,12 +16,12 @@ export function serveStdio(open, onEnd) {
   let pending = [];
 
   const answer = (line) => {
-    // Lines are UTF-8 (invalid bytes become U+FFFD); one \r before the \n is dropped.
-    let text = line.toString('utf8');
-    if (text.endsWith('\r')) text = text.slice(0, -1);
-    let replies;
+    // One \r before the \n is dropped; the engine reads the rest as UTF-8 (invalid bytes
+    // become U+FFFD) and answers in bytes, so large replies are never converted to strings.
+    if (line[line.length - 1] === 0x0d) line = line.subarray(0, line.length - 1);
+    let out;
     try {
-      replies = memory.handle(text);
+      out = memory.handleLine(line);
       printWarnings(memory);
     } catch (e) {
       process.stderr.write(
@@ -29,12 +29,12 @@ export function serveStdio(open, onEnd) {
       );
       ({ memory, engine } = open({ fresh: true }));
       const reply = engine.failureReply(
-        text,
+        line.toString('utf8'),
         'internal error: the memory engine failed on this request and was reloaded from its file',
       );
-      replies = reply === undefined ? [] : [reply];
+      out = reply === undefined ? '' : reply + '\n';
     }
-    if (replies.length) process.stdout.write(replies.join('\n') + '\n');
+    if (out.length) process.stdout.write(out);
   };
 
   process.stdin.on('data', (chunk) => {
