@@ -75,12 +75,18 @@ export function withArgs(cmd, ...args) {
 }
 
 /**
+ * A hang guard, not a timing check: a child still running after this long is killed (so a
+ * stuck process fails its test instead of keeping the test file alive forever).
+ */
+export const KILL_AFTER_MS = 120_000;
+
+/**
  * Runs `cmd` with `input` on stdin (then EOF); resolves with
  * `{ status, signal, stdout, stderr }` once it exited.
  */
 export function exec(cmd, { input = '', env, cwd } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd.command, cmd.args, { env: childEnv(env), cwd, stdio: 'pipe' });
+    const child = spawn(cmd.command, cmd.args, { env: childEnv(env), cwd, stdio: 'pipe', timeout: KILL_AFTER_MS });
     const out = [];
     const err = [];
     child.stdout.on('data', (c) => out.push(c));
@@ -187,7 +193,7 @@ export async function graphOf(cmd, options = {}) {
 /** A server process kept running, spoken to one request at a time. */
 export class Live {
   constructor(cmd, { env, cwd } = {}) {
-    this.child = spawn(cmd.command, cmd.args, { env: childEnv(env), cwd, stdio: 'pipe' });
+    this.child = spawn(cmd.command, cmd.args, { env: childEnv(env), cwd, stdio: 'pipe', timeout: KILL_AFTER_MS });
     this.stderr = '';
     this.child.stderr.on('data', (c) => (this.stderr += c));
     this.child.stdin.on('error', () => {});
