@@ -1,0 +1,273 @@
+// The native binary and the npm package on the same memory files: each opens what the other
+// wrote (records of every kind, converted reference files), both write identical bytes, and
+// servers of both kinds running at once share a file under the `<name>.lock` protocol.
+//
+// The native binary is ../target/release/mcp-memory (from npm/), or $MCP_MEMORY_NATIVE;
+// build it first: cargo build --release -p mcp-memory.
+
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+
+import {
+  EVERY_RECORD_SESSIONS,
+  Live,
+  NPM_DIR,
+  REFERENCE_JSONL,
+  assertOk,
+  call,
+  change,
+  entity,
+  everyRecordGraph,
+  exec,
+  exportSession,
+  frames,
+  graphOf,
+  listing,
+  npmCmd,
+  referenceGraph,
+  relation,
+  replies,
+  serve,
+  tempDir,
+  withArgs,
+} from './helpers.mjs';
+
+const NATIVE = process.env.MCP_MEMORY_NATIVE
+  ? path.resolve(process.env.MCP_MEMORY_NATIVE)
+  : path.resolve(NPM_DIR, '..', 'target', 'release', 'mcp-memory');
+
+/** The native binary serving `file`; fails the test if the binary was not built. */
+function native(file) {
+  if (!fs.existsSync(NATIVE)) {
+    assert.fail(
+      `the native binary is missing at ${NATIVE}: build it with \`cargo build --release -p mcp-memory\` ` +
+        'from the repository root, or point MCP_MEMORY_NATIVE at it',
+    );
+  }
+  return { command: NATIVE, args: ['-f', file] };
+}
+
+const npm = (file) => npmCmd('-f', file);
+const HOSTS = { native, npm };
+const PAIRS = [
+  ['native', 'npm'],
+  ['npm', 'native'],
+];
+
+test('the native binary is present (cross-host tests need it)', () => {
+  native('unused');
+});
+
+test('both hosts write byte-identical files for the same calls (one file format, one encoder)', async () => {
+  const dir = tempDir();
+  const files = {};
+  for (const host of Object.keys(HOSTS)) {
+    files[host] = path.join(dir, `${host}.mcpmem`);
+    for (const session of EVERY_RECORD_SESSIONS) await change(HOSTS[host](files[host]), session);
+  }
+  const bytes = fs.readFileSync(files.native);
+  frames(bytes);
+  assert.ok(fs.readFileSync(files.npm).equals(bytes), 'the npm package wrote other bytes than the native binary');
+});
+
+for (const [writer, reader] of PAIRS) {
+  test(`a file written by the ${writer} host opens in the ${reader} host with records of every kind, read_graph identical`, async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'memory.mcpmem');
+    await change(HOSTS[writer](file), EVERY_RECORD_SESSIONS[0]);
+    assert.deepEqual(await graphOf(HOSTS[reader](file)), await graphOf(HOSTS[writer](file)), 'after creates and additions');
+    await change(HOSTS[writer](file), EVERY_RECORD_SESSIONS[1]);
+    const seenByWriter = await graphOf(HOSTS[writer](file));
+    assert.deepEqual(seenByWriter, everyRecordGraph());
+    assert.deepEqual(await graphOf(HOSTS[reader](file)), seenByWriter, 'after deletions of every kind');
+
+    // The reader appends to the writer's file; the writer reads it back.
+    await change(HOSTS[reader](file), [
+      ['add_observations', { observations: [{ entityName: 'Alice', contents: [`from the ${reader} host`] }] }],
+      ['delete_relations', { relations: [relation('Dave', 'Alice', 'likes')] }],
+      ['delete_entities', { entityNames: ['Bob'] }],
+      ['delete_observations', { deletions: [{ entityName: 'Dave', observations: ['d'] }] }],
+    ]);
+    const expected = {
+      entities: [entity('Alice', 'person', ['quote " \n é 😀', `from the ${reader} host`]), entity('Dave', 'person', ['d2'])],
+      relations: [],
+    };
+    assert.deepEqual(await graphOf(HOSTS[writer](file)), expected);
+    assert.deepEqual(await graphOf(HOSTS[reader](file)), expected);
+    assert.deepEqual(listing(dir), ['memory.mcpmem']);
+  });
+
+  test(`a reference JSONL with duplicate names converted by the ${writer} host reads the same in the ${reader} host`, async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'memory.jsonl');
+    fs.writeFileSync(file, REFERENCE_JSONL);
+    const converted = await serve(HOSTS[writer](file), [{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
+    assertOk(converted);
+    assert.match(converted.stderr, /converted/);
+    assert.equal(fs.readFileSync(`${file}.bak`, 'utf8'), REFERENCE_JSONL);
+    assert.deepEqual(await graphOf(HOSTS[reader](file)), referenceGraph());
+    assert.deepEqual(await graphOf(HOSTS[writer](file)), referenceGraph());
+    assert.deepEqual(listing(dir), ['memory.jsonl', 'memory.jsonl.bak'], 'the reader did not convert again');
+
+    // Duplicates behave alike: the oldest "Bob" receives observations, delete removes both.
+    await change(HOSTS[reader](file), [['add_observations', { observations: [{ entityName: 'Bob', contents: ['third'] }] }]]);
+    const expected = referenceGraph();
+    expected.entities[1] = entity('Bob', 'person', ['first', 'third']);
+    assert.deepEqual(await graphOf(HOSTS[writer](file)), expected);
+    await change(HOSTS[writer](file), [['delete_entities', { entityNames: ['Bob'] }]]);
+    const afterDelete = {
+      entities: [expected.entities[0], expected.entities[3]],
+      relations: [relation('Ghost', 'Alice', 'haunts')],
+    };
+    assert.deepEqual(await graphOf(HOSTS[reader](file)), afterDelete);
+    assert.deepEqual(await graphOf(HOSTS[writer](file)), afterDelete);
+  });
+}
+
+test('both hosts convert a reference file to the same bytes and export the same JSONL', async () => {
+  const dir = tempDir();
+  const out = {};
+  for (const host of Object.keys(HOSTS)) {
+    fs.mkdirSync(path.join(dir, host));
+    const file = path.join(dir, host, 'memory.jsonl');
+    fs.writeFileSync(file, REFERENCE_JSONL);
+    const run = assertOk(await exec(withArgs(HOSTS[host](file), 'export')));
+    out[host] = { log: fs.readFileSync(file), jsonl: run.stdout };
+  }
+  assert.ok(out.npm.log.equals(out.native.log), 'converted logs differ');
+  assert.equal(out.npm.jsonl, out.native.jsonl, 'exports differ');
+
+  const session = path.join(dir, 'session.mcpmem');
+  await change(native(session), exportSession());
+  const byNative = assertOk(await exec(withArgs(native(session), 'export')));
+  const byNpm = assertOk(await exec(withArgs(npm(session), 'export')));
+  assert.equal(byNpm.stdout, byNative.stdout);
+});
+
+test('sessions alternating between the hosts on one file keep every change', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'memory.mcpmem');
+  const order = ['native', 'npm', 'native', 'npm', 'npm', 'native'];
+  const expectedNames = [];
+  for (const [i, host] of order.entries()) {
+    await change(HOSTS[host](file), [
+      ['create_entities', { entities: [entity(`s${i}`, host, [`by ${host}`])] }],
+      ...(i > 0 ? [['create_relations', { relations: [relation(`s${i - 1}`, `s${i}`, 'then')] }]] : []),
+    ]);
+    expectedNames.push(`s${i}`);
+    for (const other of Object.keys(HOSTS)) {
+      const g = await graphOf(HOSTS[other](file));
+      assert.deepEqual(g.entities.map((e) => e.name), expectedNames, `after session ${i} (${host}), read by ${other}`);
+      assert.equal(g.relations.length, i);
+    }
+  }
+});
+
+/** A native and an npm server on one file take turns: each sees the other's changes. */
+async function liveServersShare(startFrom) {
+  const dir = tempDir();
+  const file = path.join(dir, 'memory.jsonl');
+  if (startFrom !== undefined) fs.writeFileSync(file, startFrom);
+  const base = startFrom === undefined ? 0 : referenceGraph().entities.length;
+  const a = new Live(native(file));
+  const b = new Live(npm(file));
+  try {
+    const long = 'an observation long enough to make frames of different sizes';
+    for (let i = 0; i < 12; i++) {
+      const [writer, reader] = i % 2 === 0 ? [a, b] : [b, a];
+      const name = `e${i}`;
+      await writer.call('create_entities', { entities: [entity(name, 't', [long])] });
+      const seen = await reader.call('open_nodes', { names: [name] });
+      assert.deepEqual(seen.entities[0]?.observations, [long], `step ${i}`);
+      await reader.call('add_observations', { observations: [{ entityName: name, contents: [`from the other ${i}`] }] });
+      if (i > 0) await writer.call('create_relations', { relations: [relation(`e${i - 1}`, name, 'next')] });
+      if (i === 6) {
+        await reader.call('delete_observations', { deletions: [{ entityName: 'e0', observations: [long] }] });
+        await writer.call('delete_relations', { relations: [relation('e0', 'e1', 'next')] });
+      }
+    }
+    await b.call('delete_entities', { entityNames: ['e11'] });
+    const seenByNative = await a.call('read_graph', {});
+    assert.deepEqual(await b.call('read_graph', {}), seenByNative);
+    assert.equal(seenByNative.entities.length, base + 11);
+    assert.equal(seenByNative.relations.length - (startFrom === undefined ? 0 : referenceGraph().relations.length), 9);
+    await a.stop();
+    await b.stop();
+    assert.deepEqual(await graphOf(npm(file)), seenByNative);
+    assert.deepEqual(await graphOf(native(file)), seenByNative);
+  } finally {
+    a.kill();
+    b.kill();
+  }
+}
+
+test('a native server and an npm server running at once on one file see each other\'s changes', { timeout: 120_000 }, () =>
+  liveServersShare(undefined),
+);
+
+test('a native and an npm server share a reference file the native one converted while the other had it open', { timeout: 120_000 }, () =>
+  liveServersShare(REFERENCE_JSONL),
+);
+
+test('native and npm processes writing on one file at once lose nothing', { timeout: 120_000 }, async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'memory.mcpmem');
+  const writers = ['native', 'npm', 'native', 'npm'];
+  const perWriter = 150;
+  const runs = await Promise.all(
+    writers.map((host, w) =>
+      serve(
+        HOSTS[host](file),
+        Array.from({ length: perWriter }, (_, i) =>
+          call(i + 1, 'create_entities', { entities: [entity(`w${w}-${i}`, host, ['o'])] }),
+        ),
+      ),
+    ),
+  );
+  runs.forEach((run, w) => {
+    assertOk(run, `writer ${w} (${writers[w]})`);
+    const all = replies(run);
+    assert.equal(all.length, perWriter, `writer ${w}: a reply to every call`);
+    for (const r of all) assert.ok(r.result && !r.result.isError, `writer ${w}: ${JSON.stringify(r)}`);
+  });
+  for (const host of Object.keys(HOSTS)) {
+    const g = await graphOf(HOSTS[host](file));
+    assert.equal(g.entities.length, writers.length * perWriter, `read by ${host}`);
+    assert.equal(new Set(g.entities.map((e) => e.name)).size, writers.length * perWriter);
+  }
+  assert.deepEqual(listing(dir), ['memory.mcpmem'], 'the lock is released');
+});
+
+test('neither host writes while another live process holds <name>.lock, and both proceed once it is released', { timeout: 120_000 }, async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'memory.mcpmem');
+  await change(npm(file), [['create_entities', { entities: [entity('before', 't')] }]]);
+  const before = fs.readFileSync(file);
+  const lock = `${file}.lock`;
+  // Held by this test process: alive, and fresh (modified in the future, so never old).
+  fs.writeFileSync(lock, `${process.pid} held-by-the-test`);
+  const future = new Date(Date.now() + 3_600_000);
+  fs.utimesSync(lock, future, future);
+
+  const pending = Object.keys(HOSTS).map((host) =>
+    serve(HOSTS[host](file), [call(1, 'create_entities', { entities: [entity(`by ${host}`, 't')] })]).then((run) => ({ host, run })),
+  );
+  let finished = null;
+  Promise.race(pending).then((first) => (finished = first.host));
+  // Give both a chance to misbehave; a host that ignores the lock writes meanwhile.
+  await new Promise((r) => setTimeout(r, 1000));
+  assert.equal(finished, null, 'a host answered while the lock was held by someone else');
+  assert.ok(fs.readFileSync(file).equals(before), 'a host wrote while the lock was held by someone else');
+  assert.equal(fs.readFileSync(lock, 'utf8'), `${process.pid} held-by-the-test`, 'the live lock was not broken');
+
+  fs.rmSync(lock);
+  for (const { host, run } of await Promise.all(pending)) {
+    assertOk(run, host);
+    assert.equal(replies(run)[0]?.result?.isError, undefined, `${host}: ${run.stdout}`);
+  }
+  const g = await graphOf(native(file));
+  assert.deepEqual(g.entities.map((e) => e.name).sort(), ['before', 'by native', 'by npm']);
+  assert.deepEqual(listing(dir), ['memory.mcpmem']);
+});
