@@ -12,9 +12,24 @@ export const ENV_VAR = 'MEMORY_FILE_PATH';
 /** File name of the default memory, inside `<data dir>/mcp-memory/`. */
 export const DEFAULT_FILE = 'memory.mcpmem';
 
+/**
+ * The user's home directory, as Rust's `dirs::home_dir` finds it: on Unix `$HOME` unless
+ * it is empty, else the account's entry (Node's `os.homedir()` returns an empty HOME as is,
+ * which would put the memory under the working directory).
+ */
+export function homeDir() {
+  if (process.platform === 'win32') return os.homedir();
+  if (process.env.HOME) return process.env.HOME;
+  try {
+    return os.userInfo().homedir;
+  } catch {
+    return os.homedir();
+  }
+}
+
 /** The user's data directory, as Rust's `dirs::data_dir` finds it. */
 export function dataDir() {
-  const home = os.homedir();
+  const home = homeDir();
   if (process.platform === 'win32') return process.env.APPDATA || path.join(home, 'AppData', 'Roaming');
   if (process.platform === 'darwin') return path.join(home, 'Library', 'Application Support');
   const xdg = process.env.XDG_DATA_HOME;
@@ -22,9 +37,9 @@ export function dataDir() {
 }
 
 function expandTilde(p) {
-  if (p === '~') return os.homedir();
+  if (p === '~') return homeDir();
   if (p.startsWith('~/') || (process.platform === 'win32' && p.startsWith('~\\'))) {
-    return path.join(os.homedir(), p.slice(2));
+    return path.join(homeDir(), p.slice(2));
   }
   return p;
 }
