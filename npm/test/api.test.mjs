@@ -623,3 +623,25 @@ test('Memory without a file follows MEMORY_FILE_PATH; memoryPath applies the nat
   assert.equal(memoryPath(undefined, ''), memoryPath(undefined, undefined), 'empty counts as unset');
   assert.ok(memoryPath(undefined, '').endsWith(path.join('mcp-memory', 'memory.mcpmem')));
 });
+
+test(
+  'an empty HOME means the account\'s home directory, as for the native binary (not paths under the working directory)',
+  { skip: process.platform === 'win32' && 'HOME is not the home directory on Windows' },
+  () => {
+    const saved = { HOME: process.env.HOME, XDG_DATA_HOME: process.env.XDG_DATA_HOME };
+    process.env.HOME = '';
+    delete process.env.XDG_DATA_HOME;
+    try {
+      const home = os.userInfo().homedir;
+      const sub = process.platform === 'darwin' ? ['Library', 'Application Support'] : ['.local', 'share'];
+      assert.equal(memoryPath(undefined, undefined), path.join(home, ...sub, 'mcp-memory', 'memory.mcpmem'));
+      assert.equal(memoryPath('~/x.mcpmem', undefined), path.join(home, 'x.mcpmem'));
+      assert.equal(memoryPath(undefined, '~'), home);
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+  },
+);
