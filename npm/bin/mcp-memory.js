@@ -51,7 +51,7 @@ try {
       'memory-file': { type: 'string', short: 'f' },
       durability: { type: 'string', default: 'background' },
       transport: { type: 'string', default: 'stdio' },
-      format: { type: 'string', default: 'jsonl' },
+      format: { type: 'string' },
       output: { type: 'string', short: 'o' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'V' },
@@ -73,8 +73,12 @@ if (!['sync', 'background'].includes(values.durability)) {
   fail(`invalid value '${values.durability}' for '--durability <sync|background>'`);
 }
 if (values.transport !== 'stdio') fail(`invalid value '${values.transport}' for '--transport <stdio>'`);
+if (values['memory-file'] === '') fail("a value is required for '--memory-file <PATH>' but none was supplied");
 
 const [command = 'serve', ...rest] = positionals;
+for (const option of ['format', 'output']) {
+  if (command !== 'export' && values[option] !== undefined) fail(`unexpected argument '--${option}' found`);
+}
 const path = memoryPath(values['memory-file']);
 const options = { durability: values.durability };
 
@@ -102,7 +106,8 @@ try {
       break;
     }
     case 'export': {
-      if (values.format !== 'jsonl') fail(`invalid value '${values.format}' for '--format <jsonl>'`);
+      if (rest.length) fail(`unexpected argument '${rest[0]}'`);
+      if ((values.format ?? 'jsonl') !== 'jsonl') fail(`invalid value '${values.format}' for '--format <jsonl>'`);
       const text = fs.existsSync(path) ? exportOf(open()) : '';
       if (values.output) fs.writeFileSync(values.output, text);
       else process.stdout.write(text);
