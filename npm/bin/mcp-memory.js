@@ -115,8 +115,9 @@ try {
     }
     case 'import': {
       if (rest.length !== 1) fail('import needs exactly one FILE');
+      const data = fs.readFileSync(rest[0]); // before the memory: a missing input creates nothing
       const memory = open();
-      const summary = memory.importJsonl(fs.readFileSync(rest[0]));
+      const summary = memory.importJsonl(data);
       memory.close();
       process.stderr.write(`mcp-memory: ${path}: ${summary}\n`);
       break;
