@@ -147,11 +147,26 @@ test('--help and --version print to stdout and exit 0; bad arguments exit non-ze
   }
   const dir = tempDir();
   const file = path.join(dir, 'm.mcpmem');
-  for (const args of [['--no-such-flag'], ['frobnicate'], ['--durability', 'sometimes'], ['--transport', 'http'], ['serve', 'extra'], ['import'], ['export', '--format', 'csv']]) {
-    const run = await exec(npmCmd('-f', file, ...args));
-    assert.notEqual(run.status, 0, `${args.join(' ')} is refused`);
+  for (const args of [
+    ['--no-such-flag'],
+    ['frobnicate'],
+    ['--durability', 'sometimes'],
+    ['--transport', 'http'],
+    ['serve', 'extra'],
+    ['import'],
+    ['import', 'a.jsonl', 'b.jsonl'],
+    ['export', '--format', 'csv'],
+    ['export', 'extra'],
+    ['--format', 'jsonl'], // export's options, outside export
+    ['serve', '-o', 'out.jsonl'],
+    ['import', 'a.jsonl', '--format', 'jsonl'],
+    ['-f', ''], // an empty path (an unset variable in a client's config)
+  ]) {
+    const run = await exec(npmCmd('-f', file, ...args), { cwd: dir });
+    // A usage error, as clap reports it for the native binary: status 2 and a pointer to --help.
+    assert.equal(run.status, 2, `${args.join(' ')} is refused as a usage error:\n${run.stderr}`);
     assert.equal(run.stdout, '', `${args.join(' ')}: nothing on stdout`);
-    assert.match(run.stderr, /error/i, args.join(' '));
+    assert.match(run.stderr, /^error: .*\n[^]*try '--help'/, args.join(' '));
   }
   assert.deepEqual(listing(dir), [], 'a refused command line creates no memory file');
 });

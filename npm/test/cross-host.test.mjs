@@ -146,6 +146,57 @@ test('both hosts convert a reference file to the same bytes and export the same 
   assert.equal(byNpm.stdout, byNative.stdout);
 });
 
+test('both hosts accept and refuse the same command lines, with the same exit status and the same files made', async () => {
+  native('unused');
+  const jsonl = '{"type":"entity","name":"A","entityType":"t","observations":[]}\n';
+  const cases = [
+    [],
+    ['serve'],
+    ['--durability', 'sync'],
+    ['--durability=sync', 'serve'],
+    ['--transport', 'stdio'],
+    ['-fshort.mcpmem'],
+    ['export'],
+    ['export', '--format', 'jsonl', '-o', 'out.jsonl'],
+    ['import', 'in.jsonl'],
+    ['--version'],
+    ['--help'],
+    ['--no-such-flag'],
+    ['frobnicate'],
+    ['--durability', 'sometimes'],
+    ['--transport', 'http'],
+    ['serve', 'extra'],
+    ['import'],
+    ['import', 'in.jsonl', 'more.jsonl'],
+    ['import', 'missing.jsonl'],
+    ['import', 'bad.jsonl'],
+    ['export', '--format', 'csv'],
+    ['export', 'extra'],
+    ['export', '-o'],
+    ['--format', 'jsonl'],
+    ['-f', ''],
+  ];
+  for (const args of cases) {
+    const seen = {};
+    for (const [host, cmd] of [
+      ['native', { command: NATIVE, args: [] }],
+      ['npm', npmCmd()],
+    ]) {
+      const cwd = tempDir();
+      fs.writeFileSync(path.join(cwd, 'in.jsonl'), jsonl);
+      fs.writeFileSync(path.join(cwd, 'bad.jsonl'), '{not json\n');
+      const env = { MEMORY_FILE_PATH: 'memory.mcpmem' }; // relative: inside cwd
+      const run = await exec({ command: cmd.command, args: [...cmd.args, ...args] }, { cwd, env });
+      seen[host] = {
+        status: run.status,
+        stdout: args.includes('--help') ? '(help)' : run.stdout,
+        files: listing(cwd),
+      };
+    }
+    assert.deepEqual(seen.npm, seen.native, `mcp-memory ${args.join(' ')}`);
+  }
+});
+
 test('sessions alternating between the hosts on one file keep every change', async () => {
   const dir = tempDir();
   const file = path.join(dir, 'memory.mcpmem');
