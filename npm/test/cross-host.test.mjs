@@ -24,6 +24,7 @@ import {
   exportSession,
   frames,
   graphOf,
+  initialize,
   listing,
   npmCmd,
   referenceGraph,
@@ -144,6 +145,47 @@ test('both hosts convert a reference file to the same bytes and export the same 
   const byNative = assertOk(await exec(withArgs(native(session), 'export')));
   const byNpm = assertOk(await exec(withArgs(npm(session), 'export')));
   assert.equal(byNpm.stdout, byNative.stdout);
+});
+
+test('one session gets byte-identical stdout and memory files from both hosts (odd lines, bad UTF-8, a 3 MiB line)', async () => {
+  const dir = tempDir();
+  const json = (m) => Buffer.from(JSON.stringify(m) + '\n');
+  const big = 'x'.repeat(3 * 1024 * 1024);
+  const input = Buffer.concat([
+    json(initialize(1)),
+    Buffer.from('\n   \ngarbage\n[1,2]\n[]\n{}\nnull\n'),
+    json({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }) + '\r\n'),
+    json({ jsonrpc: '2.0', id: 's', method: 'resources/subscribe', params: { uri: 'memory://knowledge-graph' } }),
+    json(call(3, 'create_entities', { entities: [entity('A', 't', ['é 😀', '\u0001'])] })),
+    Buffer.from('{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"create_entities","arguments":{"entities":[{"name":"lone \\ud800","entityType":"t","observations":[]}]}}}\n'),
+    Buffer.concat([
+      Buffer.from('{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"create_entities","arguments":{"entities":[{"name":"bad '),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from(' utf8","entityType":"t","observations":[]}]}}}\n'),
+    ]),
+    json(call(6, 'add_observations', { observations: [{ entityName: 'nope', contents: ['x'] }] })),
+    json(call(7, 'add_observations', { observations: [{ entityName: 'A', contents: [big] }] })),
+    json({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'read_graph' } }),
+    json({ jsonrpc: '2.0', id: 9, method: 'resources/read', params: { uri: 'memory://knowledge-graph' } }),
+    json({ jsonrpc: '2.0', id: 10, method: 'no/such/method' }),
+    json({ jsonrpc: '1.0', id: 11, method: 'ping' }),
+    json({ id: 12, method: 'ping' }),
+    json({ jsonrpc: '2.0', id: null, method: 'ping' }),
+    json({ jsonrpc: '2.0', id: 13, result: {} }),
+    json(call(14, 'search_nodes', { query: 'É' })),
+    json(call(15, 'delete_observations', { deletions: [{ entityName: 'A', observations: [big] }] })),
+    Buffer.from(JSON.stringify(call(16, 'read_graph', {}))), // no newline at the end
+  ]);
+  const out = {};
+  for (const [host, cmd] of Object.entries(HOSTS)) {
+    const file = path.join(dir, `${host}.mcpmem`);
+    const run = assertOk(await exec(cmd(file), { input }), host);
+    out[host] = { stdout: run.stdout, file: fs.readFileSync(file) };
+  }
+  assert.ok(replies({ stdout: out.native.stdout }).length >= 16, out.native.stdout.slice(0, 2000));
+  assert.ok(out.npm.stdout === out.native.stdout, 'the hosts answered differently');
+  assert.ok(out.npm.file.equals(out.native.file), 'the hosts wrote different files');
 });
 
 test('both hosts accept and refuse the same command lines, with the same exit status and the same files made', async () => {
