@@ -51,17 +51,17 @@ export class Memory {
 
   /** Warnings since the last call (conversion, torn tails cut off, stale locks broken). */
   takeWarnings() {
-    return this.inner.takeWarnings();
+    return this.#live().takeWarnings();
   }
 
   /** Handles one raw MCP message (a JSON-RPC line or object); returns the lines to send. */
   handle(message) {
-    return this.inner.handle(typeof message === 'string' ? message : JSON.stringify(message));
+    return this.#live().handle(typeof message === 'string' ? message : JSON.stringify(message));
   }
 
   /** Handles one line of the stdio transport (bytes); returns the replies as bytes, each ending in \n. */
   handleLine(line) {
-    return this.inner.handleLine(line);
+    return this.#live().handleLine(line);
   }
 
   /** Calls a tool by name; returns its structuredContent or throws a ToolError. */
@@ -112,18 +112,27 @@ export class Memory {
 
   /** The graph in the reference server's memory.jsonl format. */
   exportJsonl() {
-    return new TextDecoder().decode(this.inner.exportJsonl());
+    return new TextDecoder().decode(this.#live().exportJsonl());
   }
 
   /** Merges a reference memory.jsonl (text or bytes) into the memory; returns a summary. */
   importJsonl(data) {
     const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
-    return this.inner.importJsonl(bytes);
+    return this.#live().importJsonl(bytes);
   }
 
-  /** Makes every change durable and closes the file. */
+  /** Makes every change durable and closes the file (again: nothing). */
   close() {
-    this.inner.free();
+    if (this.inner === null) return;
+    const inner = this.inner;
+    this.inner = null;
+    inner.free();
     this.disk.close();
+  }
+
+  /** The engine's memory; throws a clear error once closed. */
+  #live() {
+    if (this.inner === null) throw new Error(`${this.path}: this memory is closed`);
+    return this.inner;
   }
 }
