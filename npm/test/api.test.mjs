@@ -314,6 +314,18 @@ test('a closed memory reopens with every entity, relation and observation (recor
   assert.deepEqual(listing(dir), ['memory.mcpmem'], 'no lock or temporary file is left behind');
 });
 
+test('close() twice does nothing, and a closed Memory refuses calls with a clear error (not an engine pointer error)', () => {
+  const { dir, file, memory } = fresh();
+  memory.createEntities([entity('A', 't')]);
+  memory.close();
+  memory.close();
+  for (const use of [() => memory.readGraph(), () => memory.handle('{"jsonrpc":"2.0","id":1,"method":"ping"}'), () => memory.exportJsonl(), () => memory.importJsonl(''), () => memory.takeWarnings()]) {
+    assert.throws(use, (e) => e.message === `${file}: this memory is closed`);
+  }
+  assert.deepEqual(using(file, (m) => m.readGraph().entities.map((e) => e.name)), ['A']);
+  assert.deepEqual(listing(dir), ['memory.mcpmem']);
+});
+
 test('a frozen version-1 file (core/tests/fixtures) opens with its recorded graph', () => {
   const dir = tempDir();
   const file = path.join(dir, 'v1.mcpmem');
