@@ -74,6 +74,12 @@ export class Memory {
   /** Handles one raw MCP (JSON-RPC 2.0) message; returns the lines to send back, in order. */
   handle(message: string | object): string[];
 
+  /**
+   * Handles one line of the stdio transport as bytes (invalid UTF-8 becomes U+FFFD); returns
+   * the replies as bytes, each followed by a newline. For servers relaying large replies.
+   */
+  handleLine(line: Uint8Array): Uint8Array;
+
   /** Calls a tool by name; returns its structuredContent or throws a ToolError. */
   callTool(name: string, args: object): unknown;
 

@@ -152,12 +152,13 @@ impl<D: Disk> FileLog<D> {
         Ok(())
     }
 
-    /// Whether a lock owned by someone else (`owner`) is stale: its process is gone (or it
-    /// has our pid, so it is an earlier process's), or it is older than any real hold.
+    /// Whether a lock owned by someone else (`owner`) is stale: its process is gone, or it
+    /// is older than any real hold. (A lock with our own pid but another token may be a
+    /// sibling's in this process — another thread's memory on the same file — so only its
+    /// age makes it stale.)
     fn is_stale(&mut self, lock: &str, owner: &[u8]) -> Result<bool, LogError> {
-        let pid = token_pid(owner);
-        let gone = match pid {
-            Some(pid) if Some(pid) == token_pid(self.disk.token().as_bytes()) => true,
+        let gone = match token_pid(owner) {
+            Some(pid) if Some(pid) == token_pid(self.disk.token().as_bytes()) => false,
             Some(pid) => !self.disk.alive(pid),
             None => false,
         };

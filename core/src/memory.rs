@@ -131,9 +131,13 @@ impl<L: Log> Memory<L> {
         &self.graph
     }
 
-    /// The graph in the reference's JSONL file format.
-    pub fn export_jsonl(&self) -> Vec<u8> {
-        jsonl::export(&self.graph)
+    /// The graph in the reference's JSONL file format; an error if the memory is unavailable
+    /// (its file could not be read), so an export never passes for an empty memory.
+    pub fn export_jsonl(&self) -> Result<Vec<u8>, String> {
+        if let Some(reason) = &self.unavailable {
+            return Err(reason.clone());
+        }
+        Ok(jsonl::export(&self.graph))
     }
 
     /// Merges a reference JSONL file into the memory: new names become entities, known

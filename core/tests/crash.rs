@@ -21,7 +21,7 @@ struct State {
 fn state(memory: &mut Memory<CrashLog>) -> State {
     State {
         graph: graph(memory),
-        jsonl: String::from_utf8(memory.export_jsonl()).unwrap(),
+        jsonl: String::from_utf8(memory.export_jsonl().unwrap()).unwrap(),
     }
 }
 

@@ -161,7 +161,7 @@ fn v1_log_replays_to_expected_graph() {
     let expected = expected_graph();
     assert_eq!(graph(&mut memory), expected);
     assert_eq!(
-        String::from_utf8(memory.export_jsonl()).unwrap(),
+        String::from_utf8(memory.export_jsonl().unwrap()).unwrap(),
         String::from_utf8(reference_jsonl(&expected)).unwrap()
     );
 }

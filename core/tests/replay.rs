@@ -14,11 +14,11 @@ use serde_json::json;
 /// export the reference's file bytes for the model's graph.
 fn assert_replay_matches<L: Log>(live: &mut Memory<L>, log: &MemLog, model: &Model) {
     let live_graph = graph(live);
-    let live_jsonl = live.export_jsonl();
+    let live_jsonl = live.export_jsonl().unwrap();
     let mut replayed = open(log.reopened());
     assert_eq!(graph(&mut replayed), live_graph, "read_graph after replay");
     assert_eq!(
-        String::from_utf8(replayed.export_jsonl()).unwrap(),
+        String::from_utf8(replayed.export_jsonl().unwrap()).unwrap(),
         String::from_utf8(live_jsonl.clone()).unwrap(),
         "export_jsonl after replay"
     );
@@ -119,7 +119,7 @@ proptest! {
         prop_assert_eq!(graph(&mut memory), model.read_graph());
         // The reference would write the canonical form of the same graph.
         prop_assert_eq!(
-            String::from_utf8(memory.export_jsonl()).unwrap(),
+            String::from_utf8(memory.export_jsonl().unwrap()).unwrap(),
             String::from_utf8(reference_jsonl(&model.read_graph())).unwrap()
         );
         // The converted records replay to the same graph.
@@ -313,7 +313,7 @@ fn replay_applies_each_record_once() {
     assert_eq!(log.len(), 2);
     let replayed = open(MemLog::starting_with(Contents::Records(log.records())));
     assert_eq!(
-        replayed.export_jsonl(),
+        replayed.export_jsonl().unwrap(),
         entity_line("A", "t", &["1", "2", "2"]).into_bytes()
     );
 }

@@ -1409,3 +1409,11 @@ fn import_jsonl_of_unreadable_file_changes_nothing() {
     assert_eq!(graph(&mut m), graph_of(&[entity("A", "t", &[])], &[]));
     assert_eq!(log.len(), 1);
 }
+
+/// An export must not pass off a memory whose file could not be read as an empty one.
+#[test]
+fn export_of_an_unavailable_memory_is_an_error_not_an_empty_file() {
+    let m = open(MemLog::foreign(b"{not json\n"));
+    let err = m.export_jsonl().unwrap_err();
+    assert!(err.contains("line 1"), "{err}");
+}

@@ -131,7 +131,8 @@ impl Server {
             b.mcp_memory_memory_server()
                 .memory()
                 .call_export_jsonl(store, memory)
-        })
+        })?
+        .map_err(|e| anyhow!(e))
     }
 
     /// Merges a reference JSONL file into the memory; returns a summary.

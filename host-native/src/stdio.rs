@@ -6,8 +6,9 @@ use anyhow::Result;
 
 use crate::engine::Server;
 
-/// Serves MCP on stdin/stdout until stdin closes. `reopen` rebuilds the server from the
-/// memory file if the component ever traps (its state is then lost; the file is the truth).
+/// Serves MCP on stdin/stdout until stdin closes or the client stops reading. `reopen`
+/// rebuilds the server from the memory file if the component ever traps (its state is then
+/// lost; the file is the truth), and the failed request is answered with a JSON-RPC error.
 pub fn serve(mut server: Server, reopen: impl Fn() -> Result<Server>) -> Result<()> {
     widen_pipe(&io::stdout());
     let mut stdin = io::stdin().lock();
@@ -19,17 +20,8 @@ pub fn serve(mut server: Server, reopen: impl Fn() -> Result<Server>) -> Result<
             return Ok(());
         }
         let text = String::from_utf8_lossy(trim_eol(&line));
-        match server.handle(&text) {
-            Ok(replies) => {
-                for w in server.take_warnings() {
-                    eprintln!("mcp-memory: warning: {w}");
-                }
-                for reply in replies {
-                    stdout.write_all(reply.as_bytes())?;
-                    stdout.write_all(b"\n")?;
-                }
-                stdout.flush()?;
-            }
+        let replies = match server.handle(&text) {
+            Ok(replies) => replies,
             Err(trap) => {
                 eprintln!(
                     "mcp-memory: error: the memory component failed ({trap:#}); reloading the memory from its file"
@@ -37,14 +29,27 @@ pub fn serve(mut server: Server, reopen: impl Fn() -> Result<Server>) -> Result<
                 drop(server);
                 server = reopen()?;
                 let reason = "internal error: the memory engine failed on this request and was reloaded from its file";
-                if let Some(reply) = server.failure_reply(&text, reason)? {
-                    stdout.write_all(reply.as_bytes())?;
-                    stdout.write_all(b"\n")?;
-                    stdout.flush()?;
-                }
+                server.failure_reply(&text, reason)?.into_iter().collect()
             }
+        };
+        for w in server.take_warnings() {
+            eprintln!("mcp-memory: warning: {w}");
+        }
+        match send(&mut stdout, &replies) {
+            // The client closed its end: the session is over.
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(()),
+            result => result?,
         }
     }
+}
+
+/// Writes each message as one line and flushes.
+fn send(out: &mut impl Write, messages: &[String]) -> io::Result<()> {
+    for message in messages {
+        out.write_all(message.as_bytes())?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()
 }
 
 /// The line without its `\n` and one `\r` before it, as the reference's reader does.

@@ -212,7 +212,7 @@ impl FileMemory {
     /// The graph in the reference server's JSONL file format.
     #[wasm_bindgen(js_name = exportJsonl)]
     pub fn export_jsonl(&mut self) -> Result<Vec<u8>, JsError> {
-        self.locked(|m| Ok(m.export_jsonl()))
+        self.locked(|m| m.export_jsonl().map_err(js_error))
     }
 
     /// Merges a reference JSONL file into the memory; returns a summary.

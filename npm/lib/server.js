@@ -37,6 +37,12 @@ export function serveStdio(open, onEnd) {
     if (out.length) process.stdout.write(out);
   };
 
+  process.stdout.on('error', (e) => {
+    // The client closed its end: the session is over.
+    if (e.code !== 'EPIPE') throw e;
+    onEnd(memory);
+    process.exit(0);
+  });
   process.stdin.on('data', (chunk) => {
     let at = chunk.indexOf(0x0a);
     if (at < 0) {

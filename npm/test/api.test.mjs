@@ -536,13 +536,10 @@ test('two Memory objects on one file in one process see each other\'s changes an
   assert.deepEqual(listing(dir), ['shared.mcpmem']);
 });
 
-// Known limitation, kept visible as a TODO: the lock protocol (core/src/filelog.rs) judges a
-// lock whose token carries its own pid as left by an earlier process, so Memory objects in
-// different worker threads of one process break each other's locks as stale; the calls that
-// lose the lock fail ("does not hold the file's lock") instead of waiting their turn.
+// Worker threads share their process's pid: a lock held by a sibling thread must be waited
+// for, not broken as if an earlier process had left it (core/src/filelog.rs is_stale).
 test(
   'Memory objects in worker threads of one process writing at once lose nothing',
-  { todo: 'locks of worker threads share the pid, so they are broken as stale (core/src/filelog.rs is_stale)' },
   async () => {
     const { Worker } = await import('node:worker_threads');
     const dir = tempDir();

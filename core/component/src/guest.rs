@@ -70,7 +70,7 @@ impl GuestMemory for GuestMem {
         self.0.borrow_mut().handle(&message)
     }
 
-    fn export_jsonl(&self) -> Vec<u8> {
+    fn export_jsonl(&self) -> Result<Vec<u8>, String> {
         self.0.borrow().export_jsonl()
     }
 
