@@ -104,8 +104,13 @@ export class Memory {
 
   /** The graph in the reference server's memory.jsonl format. */
   exportJsonl(): string;
-  /** Merges a reference memory.jsonl (text or bytes) into the memory; returns a summary. */
-  importJsonl(data: string | Uint8Array): string;
+  /** The graph as a compacted mcp-memory log file (the memory file's own format). */
+  exportLog(): Uint8Array;
+  /**
+   * Merges a memory file — a reference memory.jsonl (text or bytes) or an mcp-memory log —
+   * into the memory; returns a summary. A file that cannot be read changes nothing.
+   */
+  importFile(data: string | Uint8Array): string;
 
   /** Makes every change durable and closes the file. */
   close(): void;

@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 
 use crate::graph::Graph;
 use crate::json::parse_lenient;
-use crate::record::{NewEntity, Record, Triple};
+use crate::record::{self, NewEntity, Triple};
 use crate::tools::output::{EntityJson, RelationJson, compact};
 
 /// An entity line.
@@ -65,9 +65,6 @@ impl fmt::Display for ImportError {
         write!(f, "line {}: {}", self.line, self.reason)
     }
 }
-
-/// Entities or relations per record when a file is converted (bounds record size).
-const RECORD_CHUNK: usize = 1000;
 
 fn string_field(obj: &Map<String, Value>, key: &str, line: usize) -> Result<String, ImportError> {
     match obj.get(key) {
@@ -179,23 +176,20 @@ pub fn parse(bytes: &[u8]) -> Result<Parsed, ImportError> {
 impl Parsed {
     /// Records that rebuild exactly this file's graph (duplicates included) when replayed.
     pub fn records(&self) -> Vec<Vec<u8>> {
-        let entities = self.entities.chunks(RECORD_CHUNK).map(|chunk| {
-            Record::CreateEntities(
-                chunk
-                    .iter()
-                    .map(|e| NewEntity {
-                        name: &e.name,
-                        entity_type: &e.entity_type,
-                        observations: e.observations.iter().map(String::as_str).collect(),
-                    })
-                    .collect(),
-            )
-            .encode()
-        });
-        let relations = self.relations.chunks(RECORD_CHUNK).map(|chunk| {
-            Record::CreateRelations(chunk.iter().map(RelationLine::triple).collect()).encode()
-        });
-        entities.chain(relations).collect()
+        let entities: Vec<NewEntity<'_>> = self.entities.iter().map(EntityLine::entity).collect();
+        let relations: Vec<Triple<'_>> = self.relations.iter().map(RelationLine::triple).collect();
+        record::creating(&entities, &relations)
+    }
+}
+
+impl EntityLine {
+    /// The entity as a record's new entity.
+    pub fn entity(&self) -> NewEntity<'_> {
+        NewEntity {
+            name: &self.name,
+            entity_type: &self.entity_type,
+            observations: self.observations.iter().map(String::as_str).collect(),
+        }
     }
 }
 

@@ -6,11 +6,11 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use crate::graph::Graph;
-use crate::jsonl;
 use crate::log::{Changes, Contents, Log, LogError};
 use crate::record::{DecodeError, Record};
 use crate::tools::args::{AddArg, EntityArg, RelationArg};
 use crate::tools::{Catalog, Plan, plan};
+use crate::{frame, jsonl, record};
 
 /// Why a memory could not be opened.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -140,9 +140,37 @@ impl<L: Log> Memory<L> {
         Ok(jsonl::export(&self.graph))
     }
 
-    /// Merges a reference JSONL file into the memory: new names become entities, known
-    /// names gain the observations they lack, new relations are added. Returns a summary.
-    pub fn import_jsonl(&mut self, bytes: &[u8]) -> Result<String, String> {
+    /// The graph as a memory log file in this crate's format: a compacted copy (the
+    /// graph's entities and relations as records, not the history that built them); an error
+    /// if the memory is unavailable.
+    pub fn export_log(&self) -> Result<Vec<u8>, String> {
+        if let Some(reason) = &self.unavailable {
+            return Err(reason.clone());
+        }
+        let records = record::snapshot(&self.graph);
+        Ok(frame::encode_log(records.iter().map(Vec::as_slice)))
+    }
+
+    /// Merges a memory file into the memory — a log in this crate's format or a reference
+    /// JSONL file: new names become entities, known names gain the observations they lack,
+    /// new relations are added. Returns a summary; changes nothing if the file is unreadable.
+    pub fn import(&mut self, bytes: &[u8]) -> Result<String, String> {
+        if !frame::is_log(bytes) {
+            return self.import_jsonl(bytes, Vec::new());
+        }
+        let scan = frame::scan(bytes).map_err(|e| e.to_string())?;
+        let records: Vec<Vec<u8>> = scan.records.iter().map(|r| r.to_vec()).collect();
+        let graph = replay(&records).map_err(|e| e.to_string())?;
+        let notes = scan
+            .torn
+            .map(|torn| format!("the imported log's {torn}"))
+            .into_iter()
+            .collect();
+        self.import_jsonl(&jsonl::export(&graph), notes)
+    }
+
+    /// [`Memory::import`] of a reference JSONL file; `notes` end the summary.
+    fn import_jsonl(&mut self, bytes: &[u8], notes: Vec<String>) -> Result<String, String> {
         self.catch_up()?;
         if let Some(reason) = &self.unavailable {
             return Err(reason.clone());
@@ -152,11 +180,7 @@ impl<L: Log> Memory<L> {
         let entities: Vec<EntityArg<'_>> = parsed
             .entities
             .iter()
-            .map(|e| EntityArg {
-                name: &e.name,
-                entity_type: &e.entity_type,
-                observations: e.observations.iter().map(String::as_str).collect(),
-            })
+            .map(|e| EntityArg::from(e.entity()))
             .collect();
         self.commit(plan::create_entities(&self.graph, &entities))
             .map_err(|e| e.to_string())?;
@@ -190,9 +214,9 @@ impl<L: Log> Memory<L> {
             added,
             self.graph.relation_count() - before.1
         );
-        for w in parsed.warnings {
+        for w in parsed.warnings.iter().chain(&notes) {
             summary.push_str("; ");
-            summary.push_str(&w);
+            summary.push_str(w);
         }
         Ok(summary)
     }

@@ -13,6 +13,44 @@ use alloc::vec::Vec;
 use core::fmt;
 use serde::{Deserialize, Serialize};
 
+use crate::graph::Graph;
+
+/// Entities or relations per record in a [`snapshot`] (bounds a record's size).
+pub const SNAPSHOT_CHUNK: usize = 1000;
+
+/// Records that build `graph` from nothing: its entities, then its relations, in order,
+/// [`SNAPSHOT_CHUNK`] per record.
+pub fn snapshot(graph: &Graph) -> Vec<Vec<u8>> {
+    let entities: Vec<NewEntity<'_>> = graph
+        .entities()
+        .map(|(_, e)| NewEntity {
+            name: graph.text(e.name),
+            entity_type: graph.text(e.entity_type),
+            observations: e.observations.iter().map(|&o| graph.text(o)).collect(),
+        })
+        .collect();
+    let relations: Vec<Triple<'_>> = graph
+        .relations()
+        .map(|(_, r)| Triple {
+            from: graph.text(r.from),
+            to: graph.text(r.to),
+            relation_type: graph.text(r.relation_type),
+        })
+        .collect();
+    creating(&entities, &relations)
+}
+
+/// Records that create these entities, then these relations, [`SNAPSHOT_CHUNK`] per record.
+pub fn creating(entities: &[NewEntity<'_>], relations: &[Triple<'_>]) -> Vec<Vec<u8>> {
+    let entities = entities
+        .chunks(SNAPSHOT_CHUNK)
+        .map(|chunk| Record::CreateEntities(chunk.to_vec()).encode());
+    let relations = relations
+        .chunks(SNAPSHOT_CHUNK)
+        .map(|chunk| Record::CreateRelations(chunk.to_vec()).encode());
+    entities.chain(relations).collect()
+}
+
 /// One change to the graph, as stored in the log.
 #[derive(Serialize, Deserialize, Debug, PartialEq, Eq, Clone)]
 pub enum Record<'a> {

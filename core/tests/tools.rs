@@ -4,6 +4,7 @@
 mod common;
 
 use common::*;
+use mcp_memory_core::frame;
 use mcp_memory_core::record::{NewEntity, Observations, Record};
 use mcp_memory_core::{Contents, Memory};
 use serde_json::{Value, json};
@@ -1371,7 +1372,7 @@ fn failed_foreign_conversion_fails_tools_and_leaves_file_untouched() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// import_jsonl (the host's import command)
+// import (the hosts' import command)
 // ---------------------------------------------------------------------------------------------
 
 #[test]
@@ -1387,7 +1388,7 @@ fn import_jsonl_merges_new_names_missing_observations_and_new_relations() {
         entity_line("C", "dup", &["w"]),
     ]
     .join("\n");
-    let summary = m.import_jsonl(file.as_bytes()).expect("imports");
+    let summary = m.import(file.as_bytes()).expect("imports");
     assert!(summary.starts_with("imported 1 new entities"), "{summary}");
     assert!(summary.contains("1 new relations"), "{summary}");
     let want = graph_of(
@@ -1404,9 +1405,57 @@ fn import_jsonl_of_unreadable_file_changes_nothing() {
     let (mut m, log) = fresh();
     create(&mut m, &[entity("A", "t", &[])]);
     let file = format!("{}\n{{oops", entity_line("B", "t", &[]));
-    let err = m.import_jsonl(file.as_bytes()).unwrap_err();
+    let err = m.import(file.as_bytes()).unwrap_err();
     assert!(err.starts_with("line 2:"), "{err}");
     assert_eq!(graph(&mut m), graph_of(&[entity("A", "t", &[])], &[]));
+    assert_eq!(log.len(), 1);
+}
+
+#[test]
+fn export_log_is_a_log_file_that_imports_into_the_same_graph() {
+    let (mut m, _) = fresh();
+    create(
+        &mut m,
+        &[entity("A", "t", &["x", "x"]), entity("B", "u", &[])],
+    );
+    relate(&mut m, &[relation("A", "B", "r"), relation("B", "Z", "s")]);
+    let file = m.export_log().expect("exports");
+    assert!(frame::is_log(&file));
+    let (mut other, log) = fresh();
+    let summary = other.import(&file).expect("imports");
+    assert!(summary.starts_with("imported 2 new entities"), "{summary}");
+    assert_eq!(graph(&mut other), graph(&mut m));
+    assert_eq!(graph(&mut open(log.reopened())), graph(&mut m), "logged");
+}
+
+#[test]
+fn import_of_a_log_with_a_torn_tail_keeps_the_whole_records_and_says_so() {
+    let (mut m, _) = fresh();
+    create(&mut m, &[entity("A", "t", &[])]);
+    let mut file = m.export_log().expect("exports");
+    let whole = file.len();
+    let mut more = Vec::new();
+    frame::encode_frame(b"half a record", &mut more);
+    file.extend_from_slice(&more[..more.len() - 3]);
+    let (mut other, _) = fresh();
+    let summary = other.import(&file).expect("imports");
+    assert!(
+        summary.contains(&format!("torn tail at offset {whole}")),
+        "{summary}"
+    );
+    assert_eq!(graph(&mut other), graph_of(&[entity("A", "t", &[])], &[]));
+}
+
+#[test]
+fn import_of_a_corrupt_log_changes_nothing() {
+    let (mut m, log) = fresh();
+    create(&mut m, &[entity("A", "t", &[])]);
+    let mut file = m.export_log().expect("exports");
+    file.extend_from_slice(&file.clone()[frame::HEADER_LEN..]);
+    let flip = frame::HEADER_LEN + 14;
+    file[flip] ^= 0xff;
+    let err = m.import(&file).unwrap_err();
+    assert!(err.contains("corrupt record at byte offset"), "{err}");
     assert_eq!(log.len(), 1);
 }
 

@@ -135,12 +135,22 @@ impl Server {
         .map_err(|e| anyhow!(e))
     }
 
-    /// Merges a reference JSONL file into the memory; returns a summary.
-    pub fn import_jsonl(&mut self, data: &[u8]) -> Result<String> {
+    /// The graph as a compacted memory log file.
+    pub fn export_log(&mut self) -> Result<Vec<u8>> {
         self.locked(|b, store, memory| {
             b.mcp_memory_memory_server()
                 .memory()
-                .call_import_jsonl(store, memory, data)
+                .call_export_log(store, memory)
+        })?
+        .map_err(|e| anyhow!(e))
+    }
+
+    /// Merges a memory file (log or reference JSONL) into the memory; returns a summary.
+    pub fn import_file(&mut self, data: &[u8]) -> Result<String> {
+        self.locked(|b, store, memory| {
+            b.mcp_memory_memory_server()
+                .memory()
+                .call_import_file(store, memory, data)
         })?
         .map_err(|e| anyhow!(e))
     }

@@ -12,6 +12,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use mcp_memory::disk::{Durability, open_log};
 use mcp_memory::engine::Server;
 use mcp_memory::{config, stdio};
+use mcp_memory_core::frame;
 
 /// Persistent knowledge-graph memory for LLM agents (MCP server).
 #[derive(Parser)]
@@ -45,6 +46,8 @@ enum Transport {
 enum Format {
     /// The reference server's memory.jsonl format.
     Jsonl,
+    /// This package's log format, compacted (the graph as it stands, not its history).
+    Log,
 }
 
 #[derive(Subcommand)]
@@ -60,9 +63,9 @@ enum Command {
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
     },
-    /// Merge a reference memory.jsonl file into the memory.
+    /// Merge a memory file (a reference memory.jsonl or an mcp-memory log) into the memory.
     Import {
-        /// The JSONL file to read.
+        /// The file to read.
         file: PathBuf,
     },
 }
@@ -94,11 +97,11 @@ fn main() -> Result<()> {
             stdio::serve(server, || open(&path, durability))
         }
         Command::Export { format, output } => {
-            let Format::Jsonl = format;
-            let bytes = if path.exists() {
-                open(&path, durability)?.export_jsonl()?
-            } else {
-                Vec::new()
+            let bytes = match (format, path.exists()) {
+                (Format::Jsonl, true) => open(&path, durability)?.export_jsonl()?,
+                (Format::Log, true) => open(&path, durability)?.export_log()?,
+                (Format::Jsonl, false) => Vec::new(),
+                (Format::Log, false) => frame::encode_log(std::iter::empty()),
             };
             match output {
                 Some(out) => std::fs::write(&out, bytes)
@@ -109,7 +112,7 @@ fn main() -> Result<()> {
         Command::Import { file } => {
             let data =
                 std::fs::read(&file).with_context(|| format!("cannot read {}", file.display()))?;
-            let summary = open(&path, durability)?.import_jsonl(&data)?;
+            let summary = open(&path, durability)?.import_file(&data)?;
             eprintln!("mcp-memory: {}: {summary}", path.display());
             Ok(())
         }

@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { createRequire } from 'node:module';
 
 import { Memory } from '../lib/index.js';
+import { loadEngine } from '../lib/engine.js';
 import { memoryPath } from '../lib/config.js';
 import { printWarnings, serveStdio } from '../lib/server.js';
 
@@ -19,7 +20,7 @@ Usage: mcp-memory [OPTIONS] [COMMAND]
 Commands:
   serve   Serve MCP (the default)
   export  Write the memory in another format (to stdout, or to --output)
-  import  Merge a reference memory.jsonl file into the memory
+  import  Merge a memory file (a reference memory.jsonl or an mcp-memory log) into the memory
 
 Options:
   -f, --memory-file <PATH>          The memory file [default: $MEMORY_FILE_PATH, else
@@ -34,7 +35,7 @@ Options:
   -h, --help                        Print help
   -V, --version                     Print version
 
-export: --format jsonl (default), -o/--output FILE
+export: --format jsonl (default) or log (compacted mcp-memory log), -o/--output FILE
 import: FILE
 `;
 
@@ -107,17 +108,18 @@ try {
     }
     case 'export': {
       if (rest.length) fail(`unexpected argument '${rest[0]}'`);
-      if ((values.format ?? 'jsonl') !== 'jsonl') fail(`invalid value '${values.format}' for '--format <jsonl>'`);
-      const text = fs.existsSync(path) ? exportOf(open()) : '';
-      if (values.output) fs.writeFileSync(values.output, text);
-      else process.stdout.write(text);
+      const format = values.format ?? 'jsonl';
+      if (!['jsonl', 'log'].includes(format)) fail(`invalid value '${format}' for '--format <FORMAT>'`);
+      const data = exportOf(fs.existsSync(path) ? open() : null, format);
+      if (values.output) fs.writeFileSync(values.output, data);
+      else process.stdout.write(data);
       break;
     }
     case 'import': {
       if (rest.length !== 1) fail('import needs exactly one FILE');
       const data = fs.readFileSync(rest[0]); // before the memory: a missing input creates nothing
       const memory = open();
-      const summary = memory.importJsonl(data);
+      const summary = memory.importFile(data);
       memory.close();
       process.stderr.write(`mcp-memory: ${path}: ${summary}\n`);
       break;
@@ -130,8 +132,10 @@ try {
   process.exit(1);
 }
 
-function exportOf(memory) {
-  const text = memory.exportJsonl();
+/** The memory in `format` ('jsonl' or 'log'); `memory` null for a file that does not exist. */
+function exportOf(memory, format) {
+  if (memory === null) return format === 'jsonl' ? '' : Buffer.from(loadEngine().emptyLog());
+  const data = format === 'jsonl' ? memory.exportJsonl() : memory.exportLog();
   memory.close();
-  return text;
+  return data;
 }

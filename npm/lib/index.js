@@ -115,10 +115,18 @@ export class Memory {
     return new TextDecoder().decode(this.#live().exportJsonl());
   }
 
-  /** Merges a reference memory.jsonl (text or bytes) into the memory; returns a summary. */
-  importJsonl(data) {
+  /** The graph as a compacted mcp-memory log file (the format of the memory file itself). */
+  exportLog() {
+    return this.#live().exportLog();
+  }
+
+  /**
+   * Merges a memory file — a reference memory.jsonl (text or bytes) or an mcp-memory log —
+   * into the memory; returns a summary. A file that cannot be read changes nothing.
+   */
+  importFile(data) {
     const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
-    return this.#live().importJsonl(bytes);
+    return this.#live().importFile(bytes);
   }
 
   /** Makes every change durable and closes the file (again: nothing). */

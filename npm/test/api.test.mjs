@@ -319,7 +319,7 @@ test('close() twice does nothing, and a closed Memory refuses calls with a clear
   memory.createEntities([entity('A', 't')]);
   memory.close();
   memory.close();
-  for (const use of [() => memory.readGraph(), () => memory.handle('{"jsonrpc":"2.0","id":1,"method":"ping"}'), () => memory.exportJsonl(), () => memory.importJsonl(''), () => memory.takeWarnings()]) {
+  for (const use of [() => memory.readGraph(), () => memory.handle('{"jsonrpc":"2.0","id":1,"method":"ping"}'), () => memory.exportJsonl(), () => memory.importFile(''), () => memory.takeWarnings()]) {
     assert.throws(use, (e) => e.message === `${file}: this memory is closed`);
   }
   assert.deepEqual(using(file, (m) => m.readGraph().entities.map((e) => e.name)), ['A']);
@@ -357,7 +357,7 @@ test('exportJsonl writes the reference server exact bytes; importJsonl merges te
       '{"type":"relation","from":"A","to":"B","relationType":"r"}\n' +
       '{"type":"relation","from":"B","to":"A","relationType":"s"}\n';
     assert.equal(
-      target.memory.importJsonl(jsonl),
+      target.memory.importFile(jsonl),
       'imported 1 new entities, 1 new observations on existing entities, 1 new relations',
     );
     const expected = {
@@ -366,14 +366,14 @@ test('exportJsonl writes the reference server exact bytes; importJsonl merges te
     };
     assert.deepEqual(target.memory.readGraph(), expected);
     assert.equal(
-      target.memory.importJsonl(new TextEncoder().encode(jsonl)),
+      target.memory.importFile(new TextEncoder().encode(jsonl)),
       'imported 0 new entities, 0 new observations on existing entities, 0 new relations',
       'bytes work too, and importing again adds nothing',
     );
 
     const size = fs.statSync(target.file).size;
     assert.throws(
-      () => target.memory.importJsonl('{"type":"entity","name":"C","entityType":"t","observations":[]}\n{not json\n'),
+      () => target.memory.importFile('{"type":"entity","name":"C","entityType":"t","observations":[]}\n{not json\n'),
       /line 2/,
     );
     assert.deepEqual(target.memory.readGraph(), expected, 'a bad file imports nothing, not even its good lines');
@@ -382,7 +382,7 @@ test('exportJsonl writes the reference server exact bytes; importJsonl merges te
     // The whole memory round-trips through export and import.
     const copy = fresh();
     try {
-      copy.memory.importJsonl(target.memory.exportJsonl());
+      copy.memory.importFile(target.memory.exportJsonl());
       assert.deepEqual(copy.memory.readGraph(), expected);
     } finally {
       copy.memory.close();

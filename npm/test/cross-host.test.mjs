@@ -147,6 +147,37 @@ test('both hosts convert a reference file to the same bytes and export the same 
   assert.equal(byNpm.stdout, byNative.stdout);
 });
 
+test('export --format log gives the same compacted log from both hosts, and each host imports it into the same graph', async () => {
+  const dir = tempDir();
+  const session = path.join(dir, 'session.mcpmem');
+  for (const calls of EVERY_RECORD_SESSIONS) await change(native(session), calls);
+  const logs = {};
+  for (const host of Object.keys(HOSTS)) {
+    const out = path.join(dir, `${host}.export.mcpmem`);
+    assertOk(await exec(withArgs(HOSTS[host](session), 'export', '--format', 'log', '-o', out)));
+    logs[host] = fs.readFileSync(out);
+    assert.ok(frames(logs[host]).length > 0, `${host}: the export is a log with records`);
+  }
+  assert.ok(logs.npm.equals(logs.native), 'the hosts export different logs');
+  const missing = path.join(dir, 'missing.mcpmem');
+  const empty = {};
+  for (const host of Object.keys(HOSTS)) {
+    const out = path.join(dir, `${host}.empty.mcpmem`);
+    assertOk(await exec(withArgs(HOSTS[host](missing), 'export', '--format', 'log', '-o', out)));
+    empty[host] = fs.readFileSync(out);
+  }
+  assert.ok(empty.npm.equals(empty.native) && frames(empty.npm).length === 0, 'a missing memory exports as an empty log');
+  assert.ok(!fs.existsSync(missing));
+
+  const want = await graphOf(native(session));
+  for (const [host, from] of [['native', 'npm'], ['npm', 'native']]) {
+    const target = path.join(dir, `${host}.imported.mcpmem`);
+    const run = assertOk(await exec(withArgs(HOSTS[host](target), 'import', path.join(dir, `${from}.export.mcpmem`))));
+    assert.match(run.stderr, /imported \d+ new entities/);
+    assert.deepEqual(await graphOf(HOSTS[host](target)), want, `${host} imported a different graph`);
+  }
+});
+
 test('one session gets byte-identical stdout and memory files from both hosts (odd lines, bad UTF-8, a 3 MiB line)', async () => {
   const dir = tempDir();
   const json = (m) => Buffer.from(JSON.stringify(m) + '\n');

@@ -74,8 +74,12 @@ impl GuestMemory for GuestMem {
         self.0.borrow().export_jsonl()
     }
 
-    fn import_jsonl(&self, data: Vec<u8>) -> Result<String, String> {
-        self.0.borrow_mut().import_jsonl(&data)
+    fn export_log(&self) -> Result<Vec<u8>, String> {
+        self.0.borrow().export_log()
+    }
+
+    fn import_file(&self, data: Vec<u8>) -> Result<String, String> {
+        self.0.borrow_mut().import(&data)
     }
 }
 

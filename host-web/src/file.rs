@@ -1,0 +1,220 @@
+//! A memory kept in a file whose I/O JavaScript does (Node's `fs`): the npm package's
+//! server and its `Memory` class. Framing, recovery and the lock protocol are the core's
+//! [`FileLog`]; JavaScript supplies only the raw operations ([`JsDisk`]).
+
+use mcp_memory_core::filelog::{Disk, FileLog};
+use mcp_memory_core::{LogError, Memory};
+use wasm_bindgen::prelude::*;
+
+use crate::{js_error, lines, log_error};
+
+#[wasm_bindgen]
+extern "C" {
+    /// A memory file's raw operations, in JavaScript. Each method does what the
+    /// [`Disk`] method of the same name (in camelCase) documents, and throws on failure.
+    pub type JsDisk;
+
+    #[wasm_bindgen(method, catch)]
+    fn name(this: &JsDisk) -> Result<String, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn token(this: &JsDisk) -> Result<String, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn size(this: &JsDisk) -> Result<f64, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = readAt)]
+    fn read_at(this: &JsDisk, offset: f64, len: u32) -> Result<js_sys::Uint8Array, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = writeAt)]
+    fn write_at(this: &JsDisk, offset: f64, bytes: &[u8]) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, catch, js_name = setLen)]
+    fn set_len(this: &JsDisk, len: f64) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn sync(this: &JsDisk) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, catch, js_name = syncNow)]
+    fn sync_now(this: &JsDisk) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, catch, js_name = isCurrent)]
+    fn is_current(this: &JsDisk) -> Result<bool, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn reopen(this: &JsDisk) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, catch, js_name = createNew)]
+    fn create_new(this: &JsDisk, name: &str, bytes: &[u8]) -> Result<bool, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = readFile)]
+    fn read_file(this: &JsDisk, name: &str) -> Result<Option<js_sys::Uint8Array>, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = ageMs)]
+    fn age_ms(this: &JsDisk, name: &str) -> Result<Option<f64>, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn rename(this: &JsDisk, from: &str, to: &str) -> Result<bool, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn link(this: &JsDisk, from: &str, to: &str) -> Result<bool, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn remove(this: &JsDisk, name: &str) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, catch, js_name = writeNew)]
+    fn write_new(this: &JsDisk, name: &str, bytes: &[u8]) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, catch, js_name = keepCopy)]
+    fn keep_copy(this: &JsDisk, name: &str) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn install(this: &JsDisk, name: &str) -> Result<(), JsValue>;
+    #[wasm_bindgen(method)]
+    fn alive(this: &JsDisk, pid: u32) -> bool;
+    #[wasm_bindgen(method, js_name = sleepMs)]
+    fn sleep_ms(this: &JsDisk, ms: u32);
+}
+
+/// [`JsDisk`] as a [`Disk`], with the name and token read once.
+struct JsFile {
+    js: JsDisk,
+    name: String,
+    token: String,
+}
+
+impl Disk for JsFile {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn token(&self) -> &str {
+        &self.token
+    }
+    fn size(&mut self) -> Result<u64, LogError> {
+        self.js.size().map(|n| n as u64).map_err(log_error)
+    }
+    fn read_at(&mut self, offset: u64, len: usize) -> Result<Vec<u8>, LogError> {
+        let bytes = self
+            .js
+            .read_at(offset as f64, len as u32)
+            .map_err(log_error)?;
+        Ok(bytes.to_vec())
+    }
+    fn write_at(&mut self, offset: u64, bytes: &[u8]) -> Result<(), LogError> {
+        self.js.write_at(offset as f64, bytes).map_err(log_error)
+    }
+    fn set_len(&mut self, len: u64) -> Result<(), LogError> {
+        self.js.set_len(len as f64).map_err(log_error)
+    }
+    fn sync(&mut self) -> Result<(), LogError> {
+        self.js.sync().map_err(log_error)
+    }
+    fn sync_now(&mut self) -> Result<(), LogError> {
+        self.js.sync_now().map_err(log_error)
+    }
+    fn is_current(&mut self) -> Result<bool, LogError> {
+        self.js.is_current().map_err(log_error)
+    }
+    fn reopen(&mut self) -> Result<(), LogError> {
+        self.js.reopen().map_err(log_error)
+    }
+    fn create_new(&mut self, name: &str, bytes: &[u8]) -> Result<bool, LogError> {
+        self.js.create_new(name, bytes).map_err(log_error)
+    }
+    fn read_file(&mut self, name: &str) -> Result<Option<Vec<u8>>, LogError> {
+        let bytes = self.js.read_file(name).map_err(log_error)?;
+        Ok(bytes.map(|b| b.to_vec()))
+    }
+    fn age_ms(&mut self, name: &str) -> Result<Option<u64>, LogError> {
+        let age = self.js.age_ms(name).map_err(log_error)?;
+        Ok(age.map(|ms| ms.max(0.0) as u64))
+    }
+    fn rename(&mut self, from: &str, to: &str) -> Result<bool, LogError> {
+        self.js.rename(from, to).map_err(log_error)
+    }
+    fn link(&mut self, from: &str, to: &str) -> Result<bool, LogError> {
+        self.js.link(from, to).map_err(log_error)
+    }
+    fn remove(&mut self, name: &str) -> Result<(), LogError> {
+        self.js.remove(name).map_err(log_error)
+    }
+    fn write_new(&mut self, name: &str, bytes: &[u8]) -> Result<(), LogError> {
+        self.js.write_new(name, bytes).map_err(log_error)
+    }
+    fn keep_copy(&mut self, name: &str) -> Result<(), LogError> {
+        self.js.keep_copy(name).map_err(log_error)
+    }
+    fn install(&mut self, name: &str) -> Result<(), LogError> {
+        self.js.install(name).map_err(log_error)
+    }
+    fn alive(&mut self, pid: u32) -> bool {
+        self.js.alive(pid)
+    }
+    fn sleep_ms(&mut self, ms: u32) {
+        self.js.sleep_ms(ms)
+    }
+}
+
+/// A memory kept in a file, served to JavaScript.
+#[wasm_bindgen]
+pub struct FileMemory {
+    memory: Memory<FileLog<JsFile>>,
+    warnings: Vec<String>,
+}
+
+#[wasm_bindgen]
+impl FileMemory {
+    /// Opens the memory in the file `disk` does the I/O for (converting a reference JSONL
+    /// file, keeping the original as `.bak`). Throws if the file cannot be read or is damaged
+    /// before its tail.
+    pub fn open(disk: JsDisk) -> Result<FileMemory, JsError> {
+        let name = disk.name().map_err(|e| js_error(log_error(e).0))?;
+        let token = disk.token().map_err(|e| js_error(log_error(e).0))?;
+        let mut log = FileLog::new(JsFile {
+            js: disk,
+            name,
+            token,
+        });
+        log.lock().map_err(|e| js_error(e.0))?;
+        // On failure the log is dropped, which releases the lock.
+        let (mut memory, opened) = Memory::open(log).map_err(js_error)?;
+        memory.log_mut().unlock();
+        let mut warnings = memory.log_mut().take_warnings();
+        warnings.extend(opened);
+        Ok(FileMemory { memory, warnings })
+    }
+
+    /// Warnings for the user since the last call (conversion, torn tails, stale locks).
+    #[wasm_bindgen(js_name = takeWarnings)]
+    pub fn take_warnings(&mut self) -> Vec<String> {
+        let mut warnings = core::mem::take(&mut self.warnings);
+        warnings.extend(self.memory.log_mut().take_warnings());
+        warnings
+    }
+
+    /// Handles one MCP (JSON-RPC 2.0) message; returns the messages to send, in order.
+    /// Throws only if the file's lock cannot be taken.
+    pub fn handle(&mut self, message: &str) -> Result<Vec<String>, JsError> {
+        self.locked(|m| Ok(m.handle(message)))
+    }
+
+    /// Handles one line of the stdio transport, as bytes (invalid UTF-8 becomes U+FFFD);
+    /// returns the messages to send as bytes, each followed by `\n`. The server's path:
+    /// no string conversion on either side of the boundary for megabyte-sized replies.
+    #[wasm_bindgen(js_name = handleLine)]
+    pub fn handle_line(&mut self, line: &[u8]) -> Result<Vec<u8>, JsError> {
+        let text = String::from_utf8_lossy(line);
+        self.locked(|m| Ok(lines(m.handle(&text))))
+    }
+
+    /// The graph in the reference server's JSONL file format.
+    #[wasm_bindgen(js_name = exportJsonl)]
+    pub fn export_jsonl(&mut self) -> Result<Vec<u8>, JsError> {
+        self.locked(|m| m.export_jsonl().map_err(js_error))
+    }
+
+    /// The graph as a compacted memory log file.
+    #[wasm_bindgen(js_name = exportLog)]
+    pub fn export_log(&mut self) -> Result<Vec<u8>, JsError> {
+        self.locked(|m| m.export_log().map_err(js_error))
+    }
+
+    /// Merges a memory file (log or reference JSONL) into the memory; returns a summary.
+    #[wasm_bindgen(js_name = importFile)]
+    pub fn import_file(&mut self, data: &[u8]) -> Result<String, JsError> {
+        self.locked(|m| m.import(data).map_err(js_error))
+    }
+
+    /// Runs `f` holding the file's lock, so no other process writes meanwhile.
+    fn locked<T>(
+        &mut self,
+        f: impl FnOnce(&mut Memory<FileLog<JsFile>>) -> Result<T, JsError>,
+    ) -> Result<T, JsError> {
+        self.memory.log_mut().lock().map_err(|e| js_error(e.0))?;
+        let result = f(&mut self.memory);
+        self.memory.log_mut().unlock();
+        result
+    }
+}

@@ -1,0 +1,148 @@
+//! A memory whose log lives in an asynchronous store (IndexedDB in browsers).
+//!
+//! The core's [`Log`] is synchronous and a store like IndexedDB is not, so the work is split
+//! around each call: the caller reads the store first and hands in what it holds
+//! ([`QueueMemory::open`]) or what other writers added since ([`QueueMemory::deliver`]),
+//! makes the call, then takes what the call wrote ([`QueueMemory::take_writes`]) and stores
+//! it — in one store transaction, before the reply is released. Record bytes are the core's:
+//! the store keeps each record payload as one value.
+
+use mcp_memory_core::{Changes, Contents, Log, LogError, Memory};
+use wasm_bindgen::prelude::*;
+
+use crate::{js_error, lines};
+
+/// The [`Log`] a [`QueueMemory`] writes to: records queued for the caller to store.
+#[derive(Default)]
+struct QueueLog {
+    /// What the store held at open (taken by the first replay).
+    opened: Vec<Vec<u8>>,
+    /// What other writers did, handed in for the next refresh.
+    delivered: Option<Changes>,
+    /// A whole new log to store in place of the old one (then `appended` after it).
+    replacement: Option<Vec<Vec<u8>>>,
+    /// Records to store after those already stored.
+    appended: Vec<Vec<u8>>,
+}
+
+impl Log for QueueLog {
+    fn replay(&mut self) -> Result<Contents, LogError> {
+        Ok(Contents::Records(core::mem::take(&mut self.opened)))
+    }
+    fn refresh(&mut self) -> Result<Changes, LogError> {
+        Ok(self
+            .delivered
+            .take()
+            .unwrap_or(Changes::Appended(Vec::new())))
+    }
+    fn append(&mut self, entry: &[u8]) -> Result<(), LogError> {
+        self.appended.push(entry.to_vec());
+        Ok(())
+    }
+    /// Durability is the caller's: the reply waits for the store transaction.
+    fn sync(&mut self) -> Result<(), LogError> {
+        Ok(())
+    }
+    fn replace(&mut self, entries: &[Vec<u8>]) -> Result<(), LogError> {
+        self.replacement = Some(entries.to_vec());
+        self.appended.clear();
+        Ok(())
+    }
+}
+
+fn payloads(records: Vec<js_sys::Uint8Array>) -> Vec<Vec<u8>> {
+    records.iter().map(js_sys::Uint8Array::to_vec).collect()
+}
+
+fn arrays(records: &[Vec<u8>]) -> js_sys::Array {
+    records
+        .iter()
+        .map(|r| js_sys::Uint8Array::from(r.as_slice()))
+        .collect()
+}
+
+/// A memory over records that JavaScript loads from and stores to an asynchronous store.
+#[wasm_bindgen]
+pub struct QueueMemory {
+    memory: Memory<QueueLog>,
+}
+
+#[wasm_bindgen]
+impl QueueMemory {
+    /// Replays the record payloads a store holds, oldest first. Throws if one is not a
+    /// record this version can read (naming its position).
+    pub fn open(records: Vec<js_sys::Uint8Array>) -> Result<QueueMemory, JsError> {
+        let log = QueueLog {
+            opened: payloads(records),
+            ..QueueLog::default()
+        };
+        let (memory, _) = Memory::open(log).map_err(js_error)?;
+        Ok(QueueMemory { memory })
+    }
+
+    /// Hands in what other writers stored since this memory last looked: records appended
+    /// after the ones it has seen, or — if `replaced` — every record of a store that was
+    /// rewritten. The next call applies them before it does anything else.
+    pub fn deliver(&mut self, records: Vec<js_sys::Uint8Array>, replaced: bool) {
+        let records = payloads(records);
+        self.memory.log_mut().delivered = Some(if replaced {
+            Changes::Replaced(records)
+        } else {
+            Changes::Appended(records)
+        });
+    }
+
+    /// Handles one MCP (JSON-RPC 2.0) message; returns the messages to send, in order. They
+    /// must not be sent before [`QueueMemory::take_writes`]'s records are stored.
+    pub fn handle(&mut self, message: &str) -> Vec<String> {
+        self.memory.handle(message)
+    }
+
+    /// [`QueueMemory::handle`] for one stdio line as bytes: the replies, each ending in `\n`.
+    #[wasm_bindgen(js_name = handleLine)]
+    pub fn handle_line(&mut self, line: &[u8]) -> Vec<u8> {
+        lines(self.memory.handle(&String::from_utf8_lossy(line)))
+    }
+
+    /// What the calls since the last take wrote: `{ replaced, records }`. If `replaced`, the
+    /// store must be cleared and `records` are all it holds; otherwise `records` follow the
+    /// stored ones. Store them in one transaction, in order.
+    #[wasm_bindgen(js_name = takeWrites)]
+    pub fn take_writes(&mut self) -> Result<js_sys::Object, JsError> {
+        let log = self.memory.log_mut();
+        let appended = core::mem::take(&mut log.appended);
+        let (replaced, mut records) = match log.replacement.take() {
+            Some(all) => (true, all),
+            None => (false, Vec::new()),
+        };
+        records.extend(appended);
+        let writes = js_sys::Object::new();
+        let set = |key: &str, value: &JsValue| {
+            js_sys::Reflect::set(&writes, &JsValue::from_str(key), value)
+                .map(drop)
+                .map_err(|_| JsError::new("cannot build the writes object"))
+        };
+        set("replaced", &JsValue::from_bool(replaced))?;
+        set("records", &arrays(&records))?;
+        Ok(writes)
+    }
+
+    /// The graph in the reference server's JSONL file format.
+    #[wasm_bindgen(js_name = exportJsonl)]
+    pub fn export_jsonl(&self) -> Result<Vec<u8>, JsError> {
+        self.memory.export_jsonl().map_err(js_error)
+    }
+
+    /// The graph as a compacted memory log file (the format of the native server's files).
+    #[wasm_bindgen(js_name = exportLog)]
+    pub fn export_log(&self) -> Result<Vec<u8>, JsError> {
+        self.memory.export_log().map_err(js_error)
+    }
+
+    /// Merges a memory file (log or reference JSONL) into the memory; returns a summary.
+    /// Its records are then waiting in [`QueueMemory::take_writes`].
+    #[wasm_bindgen(js_name = importFile)]
+    pub fn import_file(&mut self, data: &[u8]) -> Result<String, JsError> {
+        self.memory.import(data).map_err(js_error)
+    }
+}
