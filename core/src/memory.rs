@@ -131,59 +131,76 @@ impl<L: Log> Memory<L> {
         &self.graph
     }
 
-    /// The graph in the reference's JSONL file format; an error if the memory is unavailable
-    /// (its file could not be read), so an export never passes for an empty memory.
-    pub fn export_jsonl(&self) -> Result<Vec<u8>, String> {
-        if let Some(reason) = &self.unavailable {
-            return Err(reason.clone());
-        }
-        Ok(jsonl::export(&self.graph))
+    /// The graph in the reference's JSONL file format, after catching up with other
+    /// writers; an error if the memory is unavailable (its file could not be read), so an
+    /// export never passes for an empty memory.
+    pub fn export_jsonl(&mut self) -> Result<Vec<u8>, String> {
+        Ok(jsonl::export(self.current()?))
     }
 
-    /// The graph as a memory log file in this crate's format: a compacted copy (the
-    /// graph's entities and relations as records, not the history that built them); an error
-    /// if the memory is unavailable.
-    pub fn export_log(&self) -> Result<Vec<u8>, String> {
-        if let Some(reason) = &self.unavailable {
-            return Err(reason.clone());
-        }
-        let records = record::snapshot(&self.graph);
+    /// The graph as a memory log file in this crate's format, after catching up with other
+    /// writers: a compacted copy (the graph's entities and relations as records, not the
+    /// history that built them); an error if the memory is unavailable.
+    pub fn export_log(&mut self) -> Result<Vec<u8>, String> {
+        let records = record::snapshot(self.current()?);
         Ok(frame::encode_log(records.iter().map(Vec::as_slice)))
     }
 
-    /// Merges a memory file into the memory — a log in this crate's format or a reference
-    /// JSONL file: new names become entities, known names gain the observations they lack,
-    /// new relations are added. Returns a summary; changes nothing if the file is unreadable.
-    pub fn import(&mut self, bytes: &[u8]) -> Result<String, String> {
-        if !frame::is_log(bytes) {
-            return self.import_jsonl(bytes, Vec::new());
+    /// The graph, caught up with other writers; an error if the memory is unavailable.
+    fn current(&mut self) -> Result<&Graph, String> {
+        self.catch_up()?;
+        match &self.unavailable {
+            Some(reason) => Err(reason.clone()),
+            None => Ok(&self.graph),
         }
-        let scan = frame::scan(bytes).map_err(|e| e.to_string())?;
-        let records: Vec<Vec<u8>> = scan.records.iter().map(|r| r.to_vec()).collect();
-        let graph = replay(&records).map_err(|e| e.to_string())?;
-        let notes = scan
-            .torn
-            .map(|torn| format!("the imported log's {torn}"))
-            .into_iter()
-            .collect();
-        self.import_jsonl(&jsonl::export(&graph), notes)
     }
 
-    /// [`Memory::import`] of a reference JSONL file; `notes` end the summary.
-    fn import_jsonl(&mut self, bytes: &[u8], notes: Vec<String>) -> Result<String, String> {
-        self.catch_up()?;
-        if let Some(reason) = &self.unavailable {
-            return Err(reason.clone());
+    /// Imports a memory file — a log in this crate's format or a reference JSONL file. Into
+    /// an empty memory it brings the file's graph exactly (duplicates included, as opening
+    /// the file would); otherwise it merges: new names become entities, known names gain the
+    /// observations they lack, new relations are added. Returns a summary; changes nothing
+    /// if the file cannot be read.
+    pub fn import(&mut self, bytes: &[u8]) -> Result<String, String> {
+        self.current()?;
+        let (graph, notes) = imported(bytes)?;
+        let mut summary = if self.graph.entity_count() + self.graph.relation_count() == 0 {
+            for record in record::snapshot(&graph) {
+                self.log
+                    .append(&record)
+                    .map_err(|e| CommitError::NotSaved(e.0).to_string())?;
+                let decoded = Record::decode(&record).map_err(|e| e.to_string())?;
+                self.graph.apply(&decoded);
+            }
+            self.log
+                .sync()
+                .map_err(|e| CommitError::NotDurable(e.0).to_string())?;
+            format!(
+                "imported {} entities and {} relations into the empty memory, as in the file",
+                graph.entity_count(),
+                graph.relation_count()
+            )
+        } else {
+            self.merge(&graph).map_err(|e| e.to_string())?
+        };
+        for note in notes {
+            summary.push_str("; ");
+            summary.push_str(&note);
         }
-        let parsed = jsonl::parse(bytes).map_err(|e| e.to_string())?;
+        Ok(summary)
+    }
+
+    /// Merges `other` into the memory (see [`Memory::import`]); returns a summary.
+    fn merge(&mut self, other: &Graph) -> Result<String, CommitError> {
         let before = (self.graph.entity_count(), self.graph.relation_count());
-        let entities: Vec<EntityArg<'_>> = parsed
-            .entities
-            .iter()
-            .map(|e| EntityArg::from(e.entity()))
+        let entities: Vec<EntityArg<'_>> = other
+            .entities()
+            .map(|(_, e)| EntityArg {
+                name: other.text(e.name),
+                entity_type: other.text(e.entity_type),
+                observations: e.observations.iter().map(|&o| other.text(o)).collect(),
+            })
             .collect();
-        self.commit(plan::create_entities(&self.graph, &entities))
-            .map_err(|e| e.to_string())?;
+        self.commit(plan::create_entities(&self.graph, &entities))?;
         let additions: Vec<AddArg<'_>> = entities
             .iter()
             .map(|e| AddArg {
@@ -191,34 +208,28 @@ impl<L: Log> Memory<L> {
                 contents: e.observations.clone(),
             })
             .collect();
-        let add = plan::add_observations(&self.graph, &additions)?;
+        // Every name was created above, so every addition applies.
+        let add = plan::add_observations(&self.graph, &additions).map_err(CommitError::NotSaved)?;
         let added: usize = match &add.record {
             Some(Record::AddObservations(items)) => items.iter().map(|i| i.contents.len()).sum(),
             _ => 0,
         };
-        self.commit(add).map_err(|e| e.to_string())?;
-        let relations: Vec<RelationArg<'_>> = parsed
-            .relations
-            .iter()
-            .map(|r| RelationArg {
-                from: &r.from,
-                to: &r.to,
-                relation_type: &r.relation_type,
+        self.commit(add)?;
+        let relations: Vec<RelationArg<'_>> = other
+            .relations()
+            .map(|(_, r)| RelationArg {
+                from: other.text(r.from),
+                to: other.text(r.to),
+                relation_type: other.text(r.relation_type),
             })
             .collect();
-        self.commit(plan::create_relations(&self.graph, &relations))
-            .map_err(|e| e.to_string())?;
-        let mut summary = format!(
+        self.commit(plan::create_relations(&self.graph, &relations))?;
+        Ok(format!(
             "imported {} new entities, {} new observations on existing entities, {} new relations",
             self.graph.entity_count() - before.0,
             added,
             self.graph.relation_count() - before.1
-        );
-        for w in parsed.warnings.iter().chain(&notes) {
-            summary.push_str("; ");
-            summary.push_str(w);
-        }
-        Ok(summary)
+        ))
     }
 
     /// Logs a plan's record, applies it, and makes it durable. Nothing changes if the log
@@ -263,6 +274,21 @@ fn replay(records: &[Vec<u8>]) -> Result<Graph, OpenError> {
         graph.apply(&record);
     }
     Ok(graph)
+}
+
+/// The graph in a memory file (log or reference JSONL), and notes for the user on what was
+/// repaired or dropped reading it.
+fn imported(bytes: &[u8]) -> Result<(Graph, Vec<String>), String> {
+    if !frame::is_log(bytes) {
+        let parsed = jsonl::parse(bytes).map_err(|e| e.to_string())?;
+        let graph = replay(&parsed.records()).map_err(|e| e.to_string())?;
+        return Ok((graph, parsed.warnings));
+    }
+    let scan = frame::scan(bytes).map_err(|e| e.to_string())?;
+    let records: Vec<Vec<u8>> = scan.records.iter().map(|r| r.to_vec()).collect();
+    let graph = replay(&records).map_err(|e| e.to_string())?;
+    let notes = scan.torn.map(|torn| format!("the imported log's {torn}"));
+    Ok((graph, notes.into_iter().collect()))
 }
 
 struct Converted {

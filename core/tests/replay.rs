@@ -311,7 +311,7 @@ fn replay_applies_each_record_once() {
         json!({"observations": [{"entityName": "A", "contents": ["2", "2"]}]}),
     );
     assert_eq!(log.len(), 2);
-    let replayed = open(MemLog::starting_with(Contents::Records(log.records())));
+    let mut replayed = open(MemLog::starting_with(Contents::Records(log.records())));
     assert_eq!(
         replayed.export_jsonl().unwrap(),
         entity_line("A", "t", &["1", "2", "2"]).into_bytes()

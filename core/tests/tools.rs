@@ -1400,6 +1400,31 @@ fn import_jsonl_merges_new_names_missing_observations_and_new_relations() {
     assert_eq!(graph(&mut replayed), want, "the import was logged");
 }
 
+/// Importing into an empty memory is opening the file: duplicates stay, as a conversion keeps them.
+#[test]
+fn import_into_an_empty_memory_brings_the_files_graph_exactly() {
+    let file = [
+        entity_line("A", "t", &["x", "x"]),
+        entity_line("A", "dup", &["y"]),
+        relation_line("A", "B", "r"),
+        relation_line("A", "B", "r"),
+    ]
+    .join("\n");
+    let (mut converted, _) = from_jsonl(&[file.clone()]);
+    let (mut m, log) = fresh();
+    let summary = m.import(file.as_bytes()).expect("imports");
+    assert!(
+        summary.starts_with("imported 2 entities and 2 relations"),
+        "{summary}"
+    );
+    assert_eq!(graph(&mut m), graph(&mut converted));
+    assert_eq!(
+        graph(&mut open(log.reopened())),
+        graph(&mut converted),
+        "logged"
+    );
+}
+
 #[test]
 fn import_jsonl_of_unreadable_file_changes_nothing() {
     let (mut m, log) = fresh();
@@ -1423,7 +1448,10 @@ fn export_log_is_a_log_file_that_imports_into_the_same_graph() {
     assert!(frame::is_log(&file));
     let (mut other, log) = fresh();
     let summary = other.import(&file).expect("imports");
-    assert!(summary.starts_with("imported 2 new entities"), "{summary}");
+    assert!(
+        summary.starts_with("imported 2 entities and 2 relations into the empty memory"),
+        "{summary}"
+    );
     assert_eq!(graph(&mut other), graph(&mut m));
     assert_eq!(graph(&mut open(log.reopened())), graph(&mut m), "logged");
 }
@@ -1462,7 +1490,7 @@ fn import_of_a_corrupt_log_changes_nothing() {
 /// An export must not pass off a memory whose file could not be read as an empty one.
 #[test]
 fn export_of_an_unavailable_memory_is_an_error_not_an_empty_file() {
-    let m = open(MemLog::foreign(b"{not json\n"));
+    let mut m = open(MemLog::foreign(b"{not json\n"));
     let err = m.export_jsonl().unwrap_err();
     assert!(err.contains("line 1"), "{err}");
 }

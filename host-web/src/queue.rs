@@ -129,13 +129,13 @@ impl QueueMemory {
 
     /// The graph in the reference server's JSONL file format.
     #[wasm_bindgen(js_name = exportJsonl)]
-    pub fn export_jsonl(&self) -> Result<Vec<u8>, JsError> {
+    pub fn export_jsonl(&mut self) -> Result<Vec<u8>, JsError> {
         self.memory.export_jsonl().map_err(js_error)
     }
 
     /// The graph as a compacted memory log file (the format of the native server's files).
     #[wasm_bindgen(js_name = exportLog)]
-    pub fn export_log(&self) -> Result<Vec<u8>, JsError> {
+    pub fn export_log(&mut self) -> Result<Vec<u8>, JsError> {
         self.memory.export_log().map_err(js_error)
     }
 

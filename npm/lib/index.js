@@ -4,25 +4,10 @@
 import { NodeDisk } from './disk.js';
 import { loadEngine } from './engine.js';
 import { memoryPath } from './config.js';
+import { TOOL_METHODS, toolRequest, toolResult } from './tools.js';
 
 export { memoryPath } from './config.js';
-
-/** A tool call that failed: the tool's error text (an MCP result with `isError: true`). */
-export class ToolError extends Error {
-  constructor(message) {
-    super(message);
-    this.name = 'ToolError';
-  }
-}
-
-/** A request the server refused with a JSON-RPC error. */
-export class ProtocolError extends Error {
-  constructor(error) {
-    super(error.message);
-    this.name = 'ProtocolError';
-    this.code = error.code;
-  }
-}
+export { ProtocolError, ToolError } from './tools.js';
 
 export class Memory {
   /**
@@ -66,48 +51,7 @@ export class Memory {
 
   /** Calls a tool by name; returns its structuredContent or throws a ToolError. */
   callTool(name, args) {
-    const id = `api-${this.nextId++}`;
-    const replies = this.handle({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
-    const reply = JSON.parse(replies[replies.length - 1]);
-    if (reply.error) throw new ProtocolError(reply.error);
-    if (reply.result.isError) throw new ToolError(reply.result.content[0].text);
-    return reply.result.structuredContent;
-  }
-
-  createEntities(entities) {
-    return this.callTool('create_entities', { entities }).entities;
-  }
-
-  createRelations(relations) {
-    return this.callTool('create_relations', { relations }).relations;
-  }
-
-  addObservations(observations) {
-    return this.callTool('add_observations', { observations }).results;
-  }
-
-  deleteEntities(entityNames) {
-    this.callTool('delete_entities', { entityNames });
-  }
-
-  deleteObservations(deletions) {
-    this.callTool('delete_observations', { deletions });
-  }
-
-  deleteRelations(relations) {
-    this.callTool('delete_relations', { relations });
-  }
-
-  readGraph() {
-    return this.callTool('read_graph', {});
-  }
-
-  searchNodes(query) {
-    return this.callTool('search_nodes', { query });
-  }
-
-  openNodes(names) {
-    return this.callTool('open_nodes', { names });
+    return toolResult(this.handle(toolRequest(`api-${this.nextId++}`, name, args)));
   }
 
   /** The graph in the reference server's memory.jsonl format. */
@@ -144,3 +88,5 @@ export class Memory {
     return this.inner;
   }
 }
+
+Object.assign(Memory.prototype, TOOL_METHODS);

@@ -1,6 +1,7 @@
-// Builds the engine into dist/node/: cargo (host-web for wasm32-unknown-unknown),
-// wasm-bindgen (--target nodejs; the CLI must be the crate's exact version), then wasm-opt
-// (npm `binaryen`) to shrink it. Prints the sizes.
+// Builds the engine: cargo (host-web for wasm32-unknown-unknown), wasm-bindgen (the CLI must
+// be the crate's exact version) into dist/node/ (--target nodejs, for the Node API and CLI)
+// and dist/web/ (--target web, ES module for browsers and bundlers), then wasm-opt (npm
+// `binaryen`) to shrink each. Prints the sizes.
 
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -10,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 const npmDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const root = path.resolve(npmDir, '..');
-const out = path.join(npmDir, 'dist', 'node');
+const dist = path.join(npmDir, 'dist');
 const WASM_BINDGEN_VERSION = '0.2.130';
 
 function run(cmd, args, options = {}) {
@@ -31,17 +32,19 @@ run('cargo', ['build', '--locked', '-p', 'mcp-memory-web', '--target', 'wasm32-u
 });
 const built = path.join(root, 'target', 'wasm32-unknown-unknown', 'wasm', 'mcp_memory_web.wasm');
 
-fs.rmSync(out, { recursive: true, force: true });
-run('wasm-bindgen', ['--target', 'nodejs', '--out-dir', out, '--out-name', 'mcp_memory', built]);
-// wasm-bindgen's Node output is CommonJS; the package is ESM.
-fs.writeFileSync(path.join(out, 'package.json'), '{ "type": "commonjs" }\n');
-
-const wasm = path.join(out, 'mcp_memory_bg.wasm');
-const before = fs.statSync(wasm).size;
+fs.rmSync(dist, { recursive: true, force: true });
 const wasmOpt = path.join(npmDir, 'node_modules', '.bin', 'wasm-opt');
-run(wasmOpt, ['-O3', '--strip-debug', '--strip-producers', wasm, '-o', wasm]);
-const after = fs.readFileSync(wasm);
-process.stderr.write(
-  `engine: ${before} bytes from wasm-bindgen, ${after.length} after wasm-opt, ` +
-    `${zlib.gzipSync(after, { level: 9 }).length} gzipped\n`,
-);
+for (const target of ['nodejs', 'web']) {
+  const out = path.join(dist, target === 'nodejs' ? 'node' : 'web');
+  run('wasm-bindgen', ['--target', target, '--out-dir', out, '--out-name', 'mcp_memory', built]);
+  // wasm-bindgen's Node output is CommonJS; the package is ESM.
+  if (target === 'nodejs') fs.writeFileSync(path.join(out, 'package.json'), '{ "type": "commonjs" }\n');
+  const wasm = path.join(out, 'mcp_memory_bg.wasm');
+  const before = fs.statSync(wasm).size;
+  run(wasmOpt, ['-O3', '--strip-debug', '--strip-producers', wasm, '-o', wasm]);
+  const after = fs.readFileSync(wasm);
+  process.stderr.write(
+    `engine for ${target}: ${before} bytes from wasm-bindgen, ${after.length} after wasm-opt, ` +
+      `${zlib.gzipSync(after, { level: 9 }).length} gzipped\n`,
+  );
+}

@@ -71,11 +71,11 @@ impl GuestMemory for GuestMem {
     }
 
     fn export_jsonl(&self) -> Result<Vec<u8>, String> {
-        self.0.borrow().export_jsonl()
+        self.0.borrow_mut().export_jsonl()
     }
 
     fn export_log(&self) -> Result<Vec<u8>, String> {
-        self.0.borrow().export_log()
+        self.0.borrow_mut().export_log()
     }
 
     fn import_file(&self, data: Vec<u8>) -> Result<String, String> {

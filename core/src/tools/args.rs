@@ -4,8 +4,6 @@
 use alloc::vec::Vec;
 use serde::Deserialize;
 
-use crate::record::NewEntity;
-
 /// One entity of create_entities.
 #[derive(Deserialize, Debug, Clone)]
 pub struct EntityArg<'a> {
@@ -17,16 +15,6 @@ pub struct EntityArg<'a> {
     /// Observations to start with.
     #[serde(borrow)]
     pub observations: Vec<&'a str>,
-}
-
-impl<'a> From<NewEntity<'a>> for EntityArg<'a> {
-    fn from(e: NewEntity<'a>) -> Self {
-        EntityArg {
-            name: e.name,
-            entity_type: e.entity_type,
-            observations: e.observations,
-        }
-    }
 }
 
 /// One relation of create_relations and delete_relations.

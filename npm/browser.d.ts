@@ -1,0 +1,107 @@
+// Types of the mcp-memory browser API (lib/browser.js, imported as 'mcp-memory/browser').
+
+import type {
+  Entity,
+  KnowledgeGraph,
+  ObservationAddition,
+  ObservationDeletion,
+  ObservationResult,
+  Relation,
+} from './index.js';
+
+export type {
+  Entity,
+  KnowledgeGraph,
+  ObservationAddition,
+  ObservationDeletion,
+  ObservationResult,
+  Relation,
+} from './index.js';
+export { ProtocolError, ToolError } from './index.js';
+
+export interface BrowserOpenOptions {
+  /**
+   * IndexedDB write durability. 'relaxed' (default): a reply waits until its transaction
+   * completes, and the browser flushes it to disk soon after; 'strict': until it is on disk.
+   */
+  durability?: 'relaxed' | 'strict';
+  /** The IndexedDB factory (default: the global `indexedDB`). */
+  indexedDB?: IDBFactory;
+  /**
+   * Where the engine's WebAssembly is: a URL, a Response, bytes or a compiled module.
+   * Default: `dist/web/mcp_memory_bg.wasm` beside the package's JavaScript (bundlers must
+   * copy that file; see the README). Only the first open's value counts.
+   */
+  wasm?: string | URL | Request | Response | BufferSource | WebAssembly.Module;
+}
+
+/**
+ * A knowledge-graph memory kept in this origin's IndexedDB (database `mcp-memory:<name>`):
+ * it survives reloads, and tabs that open the same name share it without losing writes.
+ * Every call resolves once the changes it made are stored. Dispatches `change` when another
+ * tab changed the memory.
+ */
+export class BrowserMemory extends EventTarget {
+  /** Opens (creating) the memory `name` (default 'default') and replays it. */
+  static open(name?: string, options?: BrowserOpenOptions): Promise<BrowserMemory>;
+  /** Deletes the memory `name` and everything in it. */
+  static delete(name?: string, options?: { indexedDB?: IDBFactory }): Promise<void>;
+
+  /** The memory's name. */
+  readonly name: string;
+
+  /** Handles one raw MCP message (JSON-RPC text or object); resolves to the messages to send back. */
+  handle(message: string | object): Promise<string[]>;
+  /** Calls a tool by name; resolves to its structuredContent, rejects with a ToolError. */
+  callTool(name: string, args: object): Promise<any>;
+
+  /** Creates entities (names that exist are skipped); resolves to those created. */
+  createEntities(entities: Entity[]): Promise<Entity[]>;
+  /** Creates relations (existing ones are skipped); resolves to those created. */
+  createRelations(relations: Relation[]): Promise<Relation[]>;
+  /** Adds observations to existing entities; resolves to what was added to each. */
+  addObservations(observations: ObservationAddition[]): Promise<ObservationResult[]>;
+  /** Deletes entities and the relations that touch them. */
+  deleteEntities(entityNames: string[]): Promise<void>;
+  /** Deletes observations from entities. */
+  deleteObservations(deletions: ObservationDeletion[]): Promise<void>;
+  /** Deletes relations. */
+  deleteRelations(relations: Relation[]): Promise<void>;
+  /** The whole graph. */
+  readGraph(): Promise<KnowledgeGraph>;
+  /** Entities whose name, type or an observation contains `query` (case-insensitive). */
+  searchNodes(query: string): Promise<KnowledgeGraph>;
+  /** The entities with these names and the relations touching them. */
+  openNodes(names: string[]): Promise<KnowledgeGraph>;
+
+  /** The graph in the reference server's memory.jsonl format. */
+  exportJsonl(): Promise<string>;
+  /** The graph as a compacted mcp-memory log file (what the native server and Node open). */
+  exportLog(): Promise<Uint8Array>;
+  /**
+   * Imports a memory file — a reference memory.jsonl (text or bytes) or an mcp-memory log.
+   * Into an empty memory it brings the file's graph exactly; otherwise it merges. Resolves
+   * to a summary; a file that cannot be read changes nothing.
+   */
+  importFile(data: string | Uint8Array): Promise<string>;
+
+  /** Closes the memory (calls already made finish first); closing twice does nothing. */
+  close(): void;
+}
+
+/** A minimal JSON-RPC message, as the MCP TypeScript SDK's transports carry. */
+export type JSONRPCMessage = { jsonrpc: '2.0'; [key: string]: unknown };
+
+/**
+ * An MCP transport to a BrowserMemory for the MCP TypeScript SDK's `Client`
+ * (`await client.connect(new MemoryTransport(memory))`).
+ */
+export class MemoryTransport {
+  constructor(memory: BrowserMemory);
+  onmessage?: (message: JSONRPCMessage) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+  start(): Promise<void>;
+  send(message: JSONRPCMessage): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,200 @@
+// mcp-memory in the browser: a knowledge-graph memory kept in IndexedDB that survives reloads,
+// with the same tools and MCP behaviour as the native server (the same Rust core, built with
+// wasm-bindgen), an in-page MCP endpoint (`handle`) and a transport for the MCP TypeScript
+// SDK's client (`MemoryTransport`). No Node APIs: works from a bundler or a plain
+// <script type="module">.
+
+import init, { QueueMemory, failureReply } from '../dist/web/mcp_memory.js';
+import { IdbLog } from './idb.js';
+import { TOOL_METHODS, toolRequest, toolResult } from './tools.js';
+
+export { ProtocolError, ToolError } from './tools.js';
+
+let engine;
+
+/**
+ * Loads the engine once. `wasm`: where the engine's .wasm is (a URL, a Response, bytes or a
+ * WebAssembly.Module); by default `mcp_memory_bg.wasm` next to the engine's JavaScript.
+ */
+function loadEngine(wasm) {
+  engine ??= init(wasm === undefined ? undefined : { module_or_path: wasm });
+  return engine;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** What to answer to `message` when it could not be handled: a JSON-RPC internal error. */
+function failureReplies(message, reason) {
+  const reply = failureReply(message, reason);
+  return reply === undefined ? [] : [reply];
+}
+
+export class BrowserMemory extends EventTarget {
+  /**
+   * Opens (creating) the memory called `name` in this origin's IndexedDB and replays it.
+   * Options: `durability`: 'relaxed' (default) or 'strict' (a reply waits until its change
+   * is on disk); `indexedDB`: the IndexedDB factory (the global one by default); `wasm`:
+   * where the engine's .wasm file is (see the README).
+   * Rejects if IndexedDB is unavailable or the log holds records this version cannot read.
+   */
+  static async open(name = 'default', { durability = 'relaxed', indexedDB, wasm } = {}) {
+    await loadEngine(wasm);
+    const log = await IdbLog.open(name, { durability, indexedDB });
+    try {
+      const records = await log.load();
+      return new BrowserMemory(name, log, QueueMemory.open(records));
+    } catch (e) {
+      log.close();
+      throw e;
+    }
+  }
+
+  /** Deletes the memory called `name` from this origin (every open copy is closed). */
+  static async delete(name = 'default', { indexedDB } = {}) {
+    await IdbLog.delete(name, { indexedDB });
+  }
+
+  constructor(name, log, inner) {
+    super();
+    /** The memory's name (its IndexedDB database is `mcp-memory:<name>`). */
+    this.name = name;
+    this.log = log;
+    this.inner = inner;
+    this.closed = false;
+    this.nextId = 1;
+    /** Calls run one at a time, in call order. */
+    this.queue = Promise.resolve();
+    // Other tabs say when they changed the memory; listeners may want to look again.
+    this.channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(`mcp-memory:${name}`) : null;
+    if (this.channel) this.channel.onmessage = () => this.dispatchEvent(new Event('change'));
+  }
+
+  /**
+   * Handles one MCP message (a JSON-RPC object or its text): resolves to the messages to
+   * send back, in order, once every change it made is stored.
+   */
+  handle(message) {
+    const text = typeof message === 'string' ? message : JSON.stringify(message);
+    return this.#run(
+      (inner) => inner.handle(text),
+      (reason) => failureReplies(text, reason),
+    );
+  }
+
+  /** Calls a tool by name; resolves to its structuredContent or rejects with a ToolError. */
+  async callTool(name, args) {
+    return toolResult(await this.handle(toolRequest(`api-${this.nextId++}`, name, args)));
+  }
+
+  /** The graph in the reference server's memory.jsonl format. */
+  async exportJsonl() {
+    return decoder.decode(await this.#run((inner) => inner.exportJsonl()));
+  }
+
+  /** The graph as a compacted mcp-memory log file (the native server's file format). */
+  exportLog() {
+    return this.#run((inner) => inner.exportLog());
+  }
+
+  /**
+   * Merges a memory file — a reference memory.jsonl (text or bytes) or an mcp-memory log —
+   * into the memory; resolves to a summary. A file that cannot be read changes nothing.
+   */
+  importFile(data) {
+    const bytes = typeof data === 'string' ? encoder.encode(data) : data;
+    return this.#run((inner) => inner.importFile(bytes));
+  }
+
+  /** Closes the memory (calls already made still finish); closing twice does nothing. */
+  close() {
+    if (this.closed) return;
+    this.closed = true;
+    this.queue = this.queue.finally(() => {
+      this.inner.free();
+      this.log.close();
+      this.channel?.close();
+    });
+  }
+
+  /**
+   * Runs `call` on the engine inside one IndexedDB transaction (see idb.js): others' records
+   * in first, this call's records out after. If the transaction fails, the engine is
+   * reloaded from what is stored (so it holds nothing unstored) and the call resolves to
+   * `failed(reason)`, or rejects if there is no `failed`.
+   */
+  #run(call, failed) {
+    if (this.closed) return Promise.reject(new Error(`memory '${this.name}' is closed`));
+    const attempt = this.queue.then(async () => {
+      let wrote = false;
+      try {
+        const result = await this.log.cycle(({ records, replaced }) => {
+          this.inner.deliver(records, replaced);
+          const result = call(this.inner);
+          const writes = this.inner.takeWrites();
+          wrote = writes.records.length > 0;
+          return { result, writes };
+        });
+        if (wrote) this.channel?.postMessage('change');
+        return result;
+      } catch (e) {
+        await this.#reload();
+        if (!failed) throw e;
+        return failed(`the memory could not be stored: ${e?.message ?? e}`);
+      }
+    });
+    this.queue = attempt.catch(() => {});
+    return attempt;
+  }
+
+  /** Replaces the engine's memory with what the log holds. */
+  async #reload() {
+    const records = await this.log.load();
+    const old = this.inner;
+    this.inner = QueueMemory.open(records);
+    try {
+      old.free();
+    } catch {
+      // An engine call that trapped leaves its object borrowed; it is dropped regardless.
+    }
+  }
+}
+
+Object.assign(BrowserMemory.prototype, TOOL_METHODS);
+
+/**
+ * An MCP transport to a BrowserMemory for the MCP TypeScript SDK's `Client`
+ * (`await client.connect(new MemoryTransport(memory))`): messages go to `memory.handle`
+ * and its replies come back through `onmessage`, so an in-page agent speaks to the memory
+ * exactly as to the native server over stdio.
+ */
+export class MemoryTransport {
+  constructor(memory) {
+    this.memory = memory;
+    this.closed = false;
+    /** Set by the SDK. */
+    this.onmessage = undefined;
+    this.onerror = undefined;
+    this.onclose = undefined;
+  }
+
+  async start() {}
+
+  async send(message) {
+    if (this.closed) throw new Error('the transport is closed');
+    let replies;
+    try {
+      replies = await this.memory.handle(message);
+    } catch (e) {
+      this.onerror?.(e);
+      throw e;
+    }
+    for (const reply of replies) this.onmessage?.(JSON.parse(reply));
+  }
+
+  async close() {
+    if (this.closed) return;
+    this.closed = true;
+    this.onclose?.();
+  }
+}
