@@ -1,13 +1,6 @@
 // Types of the mcp-memory browser API (lib/browser.js, imported as 'mcp-memory/browser').
 
-import type {
-  Entity,
-  KnowledgeGraph,
-  ObservationAddition,
-  ObservationDeletion,
-  ObservationResult,
-  Relation,
-} from './index.js';
+import type * as api from './index.js';
 
 export type {
   Entity,
@@ -56,23 +49,23 @@ export class BrowserMemory extends EventTarget {
   callTool(name: string, args: object): Promise<any>;
 
   /** Creates entities (names that exist are skipped); resolves to those created. */
-  createEntities(entities: Entity[]): Promise<Entity[]>;
+  createEntities(entities: api.Entity[]): Promise<api.Entity[]>;
   /** Creates relations (existing ones are skipped); resolves to those created. */
-  createRelations(relations: Relation[]): Promise<Relation[]>;
+  createRelations(relations: api.Relation[]): Promise<api.Relation[]>;
   /** Adds observations to existing entities; resolves to what was added to each. */
-  addObservations(observations: ObservationAddition[]): Promise<ObservationResult[]>;
+  addObservations(observations: api.ObservationAddition[]): Promise<api.ObservationResult[]>;
   /** Deletes entities and the relations that touch them. */
   deleteEntities(entityNames: string[]): Promise<void>;
   /** Deletes observations from entities. */
-  deleteObservations(deletions: ObservationDeletion[]): Promise<void>;
+  deleteObservations(deletions: api.ObservationDeletion[]): Promise<void>;
   /** Deletes relations. */
-  deleteRelations(relations: Relation[]): Promise<void>;
+  deleteRelations(relations: api.Relation[]): Promise<void>;
   /** The whole graph. */
-  readGraph(): Promise<KnowledgeGraph>;
+  readGraph(): Promise<api.KnowledgeGraph>;
   /** Entities whose name, type or an observation contains `query` (case-insensitive). */
-  searchNodes(query: string): Promise<KnowledgeGraph>;
+  searchNodes(query: string): Promise<api.KnowledgeGraph>;
   /** The entities with these names and the relations touching them. */
-  openNodes(names: string[]): Promise<KnowledgeGraph>;
+  openNodes(names: string[]): Promise<api.KnowledgeGraph>;
 
   /** The graph in the reference server's memory.jsonl format. */
   exportJsonl(): Promise<string>;

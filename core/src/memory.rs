@@ -192,12 +192,12 @@ impl<L: Log> Memory<L> {
     /// Merges `other` into the memory (see [`Memory::import`]); returns a summary.
     fn merge(&mut self, other: &Graph) -> Result<String, CommitError> {
         let before = (self.graph.entity_count(), self.graph.relation_count());
-        let entities: Vec<EntityArg<'_>> = other
-            .entities()
-            .map(|(_, e)| EntityArg {
-                name: other.text(e.name),
-                entity_type: other.text(e.entity_type),
-                observations: e.observations.iter().map(|&o| other.text(o)).collect(),
+        let entities: Vec<EntityArg<'_>> = record::entities_of(other)
+            .into_iter()
+            .map(|e| EntityArg {
+                name: e.name,
+                entity_type: e.entity_type,
+                observations: e.observations,
             })
             .collect();
         self.commit(plan::create_entities(&self.graph, &entities))?;
@@ -215,12 +215,12 @@ impl<L: Log> Memory<L> {
             _ => 0,
         };
         self.commit(add)?;
-        let relations: Vec<RelationArg<'_>> = other
-            .relations()
-            .map(|(_, r)| RelationArg {
-                from: other.text(r.from),
-                to: other.text(r.to),
-                relation_type: other.text(r.relation_type),
+        let relations: Vec<RelationArg<'_>> = record::relations_of(other)
+            .into_iter()
+            .map(|t| RelationArg {
+                from: t.from,
+                to: t.to,
+                relation_type: t.relation_type,
             })
             .collect();
         self.commit(plan::create_relations(&self.graph, &relations))?;

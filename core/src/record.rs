@@ -21,23 +21,31 @@ pub const SNAPSHOT_CHUNK: usize = 1000;
 /// Records that build `graph` from nothing: its entities, then its relations, in order,
 /// [`SNAPSHOT_CHUNK`] per record.
 pub fn snapshot(graph: &Graph) -> Vec<Vec<u8>> {
-    let entities: Vec<NewEntity<'_>> = graph
+    creating(&entities_of(graph), &relations_of(graph))
+}
+
+/// The graph's entities, in order, as record entities.
+pub fn entities_of(graph: &Graph) -> Vec<NewEntity<'_>> {
+    graph
         .entities()
         .map(|(_, e)| NewEntity {
             name: graph.text(e.name),
             entity_type: graph.text(e.entity_type),
             observations: e.observations.iter().map(|&o| graph.text(o)).collect(),
         })
-        .collect();
-    let relations: Vec<Triple<'_>> = graph
+        .collect()
+}
+
+/// The graph's relations, in order, as record triples.
+pub fn relations_of(graph: &Graph) -> Vec<Triple<'_>> {
+    graph
         .relations()
         .map(|(_, r)| Triple {
             from: graph.text(r.from),
             to: graph.text(r.to),
             relation_type: graph.text(r.relation_type),
         })
-        .collect();
-    creating(&entities, &relations)
+        .collect()
 }
 
 /// Records that create these entities, then these relations, [`SNAPSHOT_CHUNK`] per record.

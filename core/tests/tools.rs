@@ -1410,7 +1410,7 @@ fn import_into_an_empty_memory_brings_the_files_graph_exactly() {
         relation_line("A", "B", "r"),
     ]
     .join("\n");
-    let (mut converted, _) = from_jsonl(&[file.clone()]);
+    let (mut converted, _) = from_jsonl(std::slice::from_ref(&file));
     let (mut m, log) = fresh();
     let summary = m.import(file.as_bytes()).expect("imports");
     assert!(
