@@ -76,10 +76,10 @@ export class BrowserMemory extends EventTarget {
    * Into an empty memory it brings the file's graph exactly; otherwise it merges. Resolves
    * to a summary; a file that cannot be read changes nothing.
    */
-  importFile(data: string | Uint8Array): Promise<string>;
+  importFile(data: string | ArrayBuffer | ArrayBufferView): Promise<string>;
 
-  /** Closes the memory (calls already made finish first); closing twice does nothing. */
-  close(): void;
+  /** Closes the memory once the calls already made finish; resolves then. Twice: nothing more. */
+  close(): Promise<void>;
 }
 
 /** A minimal JSON-RPC message, as the MCP TypeScript SDK's transports carry. */

@@ -110,7 +110,7 @@ export class Memory {
    * Merges a memory file — a reference memory.jsonl (text or bytes) or an mcp-memory log —
    * into the memory; returns a summary. A file that cannot be read changes nothing.
    */
-  importFile(data: string | Uint8Array): string;
+  importFile(data: string | ArrayBuffer | ArrayBufferView): string;
 
   /** Makes every change durable and closes the file. */
   close(): void;

@@ -6,7 +6,7 @@
 
 import init, { QueueMemory, failureReply } from '../dist/web/mcp_memory.js';
 import { IdbLog } from './idb.js';
-import { TOOL_METHODS, toolRequest, toolResult } from './tools.js';
+import { TOOL_METHODS, bytesOf, toolRequest, toolResult } from './tools.js';
 
 export { ProtocolError, ToolError } from './tools.js';
 
@@ -21,7 +21,6 @@ function loadEngine(wasm) {
   return engine;
 }
 
-const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /** What to answer to `message` when it could not be handled: a JSON-RPC internal error. */
@@ -102,19 +101,29 @@ export class BrowserMemory extends EventTarget {
    * into the memory; resolves to a summary. A file that cannot be read changes nothing.
    */
   importFile(data) {
-    const bytes = typeof data === 'string' ? encoder.encode(data) : data;
+    let bytes;
+    try {
+      bytes = bytesOf(data);
+    } catch (e) {
+      return Promise.reject(e);
+    }
     return this.#run((inner) => inner.importFile(bytes));
   }
 
-  /** Closes the memory (calls already made still finish); closing twice does nothing. */
+  /**
+   * Closes the memory: calls already made still finish, then the database connection is
+   * closed; resolves then. Closing twice does nothing more.
+   */
   close() {
-    if (this.closed) return;
-    this.closed = true;
-    this.queue = this.queue.finally(() => {
-      this.inner.free();
-      this.log.close();
-      this.channel?.close();
-    });
+    if (!this.closed) {
+      this.closed = true;
+      this.queue = this.queue.finally(() => {
+        this.inner.free();
+        this.log.close();
+        this.channel?.close();
+      });
+    }
+    return this.queue;
   }
 
   /**
@@ -138,9 +147,14 @@ export class BrowserMemory extends EventTarget {
         if (wrote) this.channel?.postMessage('change');
         return result;
       } catch (e) {
-        await this.#reload();
-        if (!failed) throw e;
-        return failed(`the memory could not be stored: ${e?.message ?? e}`);
+        let reason = `the memory could not be stored: ${e?.message ?? e}`;
+        try {
+          await this.#reload();
+        } catch (reloading) {
+          reason += `; reloading it failed too: ${reloading?.message ?? reloading}`;
+        }
+        if (!failed) throw new Error(reason, { cause: e });
+        return failed(reason);
       }
     });
     this.queue = attempt.catch(() => {});

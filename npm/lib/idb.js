@@ -51,22 +51,29 @@ export class IdbLog {
       request.result.createObjectStore('meta');
     };
     request.onblocked = () => {};
-    return new IdbLog(await settled(request), durability);
+    return new IdbLog(await settled(request), name, durability);
   }
 
-  constructor(db, durability) {
+  constructor(db, name, durability) {
     this.db = db;
+    this.name = name;
     this.durability = durability;
     /** Key of the last record this log has seen (keys start at 1). */
     this.lastKey = 0;
     /** The generation this log has seen. */
     this.generation = 0;
+    /** Why the connection is gone (another tab deleted the memory), once it is. */
+    this.gone = null;
     // Another tab deleting the database must not wait on this one.
-    db.onversionchange = () => db.close();
+    db.onversionchange = () => {
+      this.gone = new Error(`memory '${name}' was deleted (or upgraded) elsewhere; open it again`);
+      db.close();
+    };
   }
 
   /** Every record payload, oldest first; reading on continues after them. */
   async load() {
+    if (this.gone) throw this.gone;
     const tx = this.db.transaction(['records', 'meta'], 'readonly');
     const records = tx.objectStore('records');
     const [generation, values, keys] = await Promise.all([
@@ -88,6 +95,7 @@ export class IdbLog {
    * or the transaction fails.
    */
   cycle(step) {
+    if (this.gone) return Promise.reject(this.gone);
     const tx = this.db.transaction(['records', 'meta'], 'readwrite', { durability: this.durability });
     const records = tx.objectStore('records');
     const meta = tx.objectStore('meta');

@@ -4,7 +4,7 @@
 import { NodeDisk } from './disk.js';
 import { loadEngine } from './engine.js';
 import { memoryPath } from './config.js';
-import { TOOL_METHODS, toolRequest, toolResult } from './tools.js';
+import { TOOL_METHODS, bytesOf, toolRequest, toolResult } from './tools.js';
 
 export { memoryPath } from './config.js';
 export { ProtocolError, ToolError } from './tools.js';
@@ -69,8 +69,7 @@ export class Memory {
    * into the memory; returns a summary. A file that cannot be read changes nothing.
    */
   importFile(data) {
-    const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
-    return this.#live().importFile(bytes);
+    return this.#live().importFile(bytesOf(data));
   }
 
   /** Makes every change durable and closes the file (again: nothing). */

@@ -32,6 +32,17 @@ export function toolResult(replies) {
   return reply.result.structuredContent;
 }
 
+const encoder = new TextEncoder();
+
+/** A file's bytes from text (UTF-8), a Uint8Array or Buffer, another typed array or an ArrayBuffer. */
+export function bytesOf(data) {
+  if (typeof data === 'string') return encoder.encode(data);
+  if (data instanceof Uint8Array) return data;
+  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  throw new TypeError(`a file must be a string, bytes or an ArrayBuffer, not ${Object.prototype.toString.call(data)}`);
+}
+
 /** `f(value)`, or a promise of it if `value` is a promise. */
 function then(value, f) {
   return value instanceof Promise ? value.then(f) : f(value);

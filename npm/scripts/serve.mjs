@@ -17,28 +17,29 @@ const TYPES = {
   '.svg': 'image/svg+xml',
 };
 
+/**
+ * The file under `root` for a URL path (a directory means its index.html) and its content
+ * type; null if there is none or the path leaves `root`.
+ */
+export function fileFor(root, pathname) {
+  const base = path.resolve(root);
+  let file = path.join(base, decodeURIComponent(pathname));
+  if (file !== base && !file.startsWith(base + path.sep)) return null;
+  if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');
+  if (!fs.existsSync(file)) return null;
+  return { file, type: TYPES[path.extname(file)] ?? 'application/octet-stream' };
+}
+
 /** Serves the files under `root` on 127.0.0.1:`port` (0: any free port); resolves to the server. */
 export function serveStatic(root, port = 0) {
-  const base = path.resolve(root);
   const server = http.createServer((req, res) => {
-    const url = new URL(req.url, 'http://localhost');
-    let file = path.join(base, decodeURIComponent(url.pathname));
-    if (!file.startsWith(base)) {
-      res.writeHead(403).end();
+    const found = fileFor(root, new URL(req.url, 'http://localhost').pathname);
+    if (!found) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       return;
     }
-    if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');
-    fs.readFile(file, (err, data) => {
-      if (err) {
-        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-        return;
-      }
-      res.writeHead(200, {
-        'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream',
-        'cache-control': 'no-store',
-      });
-      res.end(data);
-    });
+    res.writeHead(200, { 'content-type': found.type, 'cache-control': 'no-store' });
+    fs.createReadStream(found.file).pipe(res);
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);

@@ -121,6 +121,20 @@ test('two memories on one name (two tabs) writing interleaved lose nothing and e
   for (const m of [a, b, c]) m.close();
 });
 
+test('a memory deleted by another tab answers its requests with an error saying so, and opens again empty', async () => {
+  const name = unique();
+  const memory = await open(name);
+  await memory.createEntities([entity('A', 't')]);
+  await BrowserMemory.delete(name);
+  const [reply] = (await memory.handle({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'read_graph', arguments: {} } })).map(JSON.parse);
+  assert.equal(reply.error.code, -32603);
+  assert.match(reply.error.message, new RegExp(`memory '${name}' was deleted`));
+  await memory.close();
+  const again = await open(name);
+  assert.deepEqual(await again.readGraph(), { entities: [], relations: [] });
+  await again.close();
+});
+
 test('memories with different names are separate, and delete removes one', async () => {
   const [x, y] = [unique(), unique()];
   const mx = await open(x);
@@ -205,6 +219,9 @@ test('files cross between the browser and Node hosts: a log exported by either o
   assert.match(await browser.importFile('{"type":"entity","name":"from jsonl","entityType":"t","observations":[]}'), /imported 1 new entities/);
   assert.ok((await browser.openNodes(['from jsonl'])).entities.length === 1);
   await assert.rejects(browser.importFile('{not json'), /line 1/);
+  const buffer = new TextEncoder().encode('{"type":"entity","name":"from a buffer","entityType":"t","observations":[]}').buffer;
+  assert.match(await browser.importFile(buffer), /imported 1 new entities/, 'an ArrayBuffer (File.arrayBuffer()) is a file too');
+  await assert.rejects(browser.importFile(42), TypeError);
   for (const m of [browser, back]) m.close();
 });
 

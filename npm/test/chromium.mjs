@@ -1,6 +1,7 @@
 // Real headless Chromium for the browser tests, the scenario bridge and the browser bench:
-// Debian's `chromium` (or $CHROMIUM) driven by playwright-core, serving npm/ over HTTP so
-// pages load lib/browser.js and dist/web/ as a site would.
+// Debian's `chromium` (or $CHROMIUM) driven by playwright-core. Pages load npm/'s files from
+// one fixed origin (http://mcp-memory.localhost, answered from disk by a route), as a site
+// would; IndexedDB is per origin, so a kept profile finds its memories again.
 
 import fs from 'node:fs';
 import os from 'node:os';
@@ -8,10 +9,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
-import { serveStatic, urlOf } from '../scripts/serve.mjs';
+import { fileFor } from '../scripts/serve.mjs';
 
 /** The npm package's directory (served as the site root). */
 export const NPM_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The origin pages are loaded from. */
+export const ORIGIN = 'http://mcp-memory.localhost';
 
 /** The Chromium binary: $CHROMIUM, else Debian's. */
 export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
@@ -30,26 +34,29 @@ const FLAGS = [
 
 /**
  * Starts Chromium with the profile in `userDataDir` (a fresh temp dir by default; pass a
- * kept one for IndexedDB that outlives the browser) and a server for npm/. Resolves to
- * `{ context, base, close }`: `base` is the site's URL, `close()` stops both.
+ * kept one for IndexedDB that outlives the browser). Resolves to `{ context, base, close }`:
+ * `base` is the site's URL (npm/ is its root), `close()` stops the browser.
  */
 export async function launch({ userDataDir } = {}) {
   if (!fs.existsSync(CHROMIUM)) {
     throw new Error(`Chromium is missing at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM`);
   }
   const dir = userDataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-memory-chromium-'));
-  const server = await serveStatic(NPM_ROOT);
   const context = await chromium.launchPersistentContext(dir, {
     executablePath: CHROMIUM,
     headless: true,
     args: FLAGS,
   });
+  await context.route(`${ORIGIN}/**`, (route) => {
+    const found = fileFor(NPM_ROOT, new URL(route.request().url()).pathname);
+    if (!found) return route.fulfill({ status: 404, body: 'not found' });
+    return route.fulfill({ path: found.file, contentType: found.type, headers: { 'cache-control': 'no-store' } });
+  });
   return {
     context,
-    base: urlOf(server),
+    base: ORIGIN,
     async close() {
       await context.close();
-      await new Promise((resolve) => server.close(resolve));
       if (!userDataDir) fs.rmSync(dir, { recursive: true, force: true });
     },
   };

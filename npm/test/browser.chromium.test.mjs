@@ -1,0 +1,91 @@
+// The browser API in real headless Chromium (Debian's `chromium`, driven by playwright-core;
+// see test/chromium.mjs): a memory survives a page reload and a browser restart, and two
+// tabs writing to one memory at once lose nothing and each sees every write.
+
+import test from 'node:test';
+import assert from 'node:assert/strict';
+
+import { harness, launch } from './chromium.mjs';
+import { tempDir } from './helpers.mjs';
+
+/** Makes `openMemory(name)` in the page: the tab's memory of that name, opened once. */
+async function prepare(page) {
+  await page.evaluate(() => {
+    const open = {};
+    window.openMemory = (name) => (open[name] ??= window.mcp.BrowserMemory.open(name));
+  });
+  return page;
+}
+
+/** Creates `count` entities named `<prefix><i>` one call at a time, all calls in flight at once. */
+function writeMany(page, name, prefix, count) {
+  return page.evaluate(
+    async ({ name, prefix, count }) => {
+      const memory = await openMemory(name);
+      const calls = [];
+      for (let i = 0; i < count; i++) {
+        calls.push(memory.createEntities([{ name: `${prefix}${i}`, entityType: 't', observations: [`from ${prefix}`] }]));
+        calls.push(memory.addObservations([{ entityName: `${prefix}${i}`, contents: [`second ${i}`] }]));
+      }
+      await Promise.all(calls);
+    },
+    { name, prefix, count },
+  );
+}
+
+/** The graph of memory `name` as the page sees it. */
+function graphIn(page, name) {
+  return page.evaluate(async (name) => {
+    const memory = await openMemory(name);
+    return memory.readGraph();
+  }, name);
+}
+
+test('a memory in Chromium survives a page reload and a browser restart', { timeout: 60_000 }, async () => {
+  const profile = tempDir('mcp-memory-chromium-');
+  let browser = await launch({ userDataDir: profile });
+  try {
+    const page = await prepare(await harness(browser));
+    await writeMany(page, 'persist', 'e', 20);
+    const written = await graphIn(page, 'persist');
+    assert.equal(written.entities.length, 20);
+    assert.deepEqual(written.entities[3].observations, ['from e', 'second 3']);
+
+    await page.reload();
+    await page.waitForFunction(() => window.mcp !== undefined);
+    await prepare(page);
+    assert.deepEqual(await graphIn(page, 'persist'), written, 'after a reload');
+    await browser.close();
+
+    browser = await launch({ userDataDir: profile });
+    const again = await prepare(await harness(browser));
+    assert.deepEqual(await graphIn(again, 'persist'), written, 'after a browser restart');
+    assert.deepEqual(await graphIn(again, 'other'), { entities: [], relations: [] }, 'other names are other memories');
+  } finally {
+    await browser.close();
+  }
+});
+
+test('two tabs writing to one memory at once lose nothing, each sees every write, and each hears of the other\'s', { timeout: 60_000 }, async () => {
+  const browser = await launch();
+  try {
+    const [a, b] = [await prepare(await harness(browser)), await prepare(await harness(browser))];
+    // Tab b counts the `change` events tab a's writes cause.
+    await b.evaluate(async () => {
+      const memory = await openMemory('shared');
+      window.changes = 0;
+      memory.addEventListener('change', () => window.changes++);
+    });
+    await Promise.all([writeMany(a, 'shared', 'a', 150), writeMany(b, 'shared', 'b', 150)]);
+    const [ga, gb] = [await graphIn(a, 'shared'), await graphIn(b, 'shared')];
+    assert.equal(ga.entities.length, 300);
+    assert.ok(ga.entities.every((e) => e.observations.length === 2), 'every observation added landed');
+    assert.deepEqual(gb, ga, 'both tabs see the same graph');
+    assert.ok((await b.evaluate(() => window.changes)) > 0, 'tab b heard of tab a\'s writes');
+
+    const c = await prepare(await harness(browser));
+    assert.deepEqual(await graphIn(c, 'shared'), ga, 'a third tab opening it reads the same from IndexedDB');
+  } finally {
+    await browser.close();
+  }
+});
