@@ -1,11 +1,14 @@
 // The browser API in real headless Chromium (Debian's `chromium`, driven by playwright-core;
-// see test/chromium.mjs): a memory survives a page reload and a browser restart, and two
-// tabs writing to one memory at once lose nothing and each sees every write.
+// see test/chromium.mjs): a memory survives a page reload and a browser restart, two tabs
+// writing to one memory at once lose nothing and each sees every write, and the MCP SDK's
+// client bundled into a page talks to a memory through MemoryTransport.
 
 import test from 'node:test';
 import assert from 'node:assert/strict';
+import path from 'node:path';
+import * as esbuild from 'esbuild';
 
-import { harness, launch } from './chromium.mjs';
+import { NPM_ROOT, harness, launch } from './chromium.mjs';
 import { tempDir } from './helpers.mjs';
 
 /** Makes `openMemory(name)` in the page: the tab's memory of that name, opened once. */
@@ -85,6 +88,40 @@ test('two tabs writing to one memory at once lose nothing, each sees every write
 
     const c = await prepare(await harness(browser));
     assert.deepEqual(await graphIn(c, 'shared'), ga, 'a third tab opening it reads the same from IndexedDB');
+  } finally {
+    await browser.close();
+  }
+});
+
+test('the MCP TypeScript SDK client, bundled into a page, speaks to a browser memory through MemoryTransport', { timeout: 60_000 }, async () => {
+  const out = path.join(NPM_ROOT, 'test', 'pages', 'dist');
+  await esbuild.build({
+    entryPoints: [path.join(NPM_ROOT, 'test', 'pages', 'sdk-client.js')],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    outfile: path.join(out, 'sdk-client.js'),
+    logLevel: 'error',
+  });
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    await page.goto(`${browser.base}/test/pages/sdk-client.html`);
+    await page.waitForFunction(() => window.sdkSession !== undefined);
+    const session = await page.evaluate(() =>
+      window.sdkSession('sdk', [
+        ['create_entities', { entities: [{ name: 'A', entityType: 'person', observations: ['likes tea'] }] }],
+        ['search_nodes', { query: 'TEA' }],
+        ['add_observations', { observations: [{ entityName: 'nobody', contents: ['x'] }] }],
+      ]),
+    );
+    assert.equal(session.server.name, 'mcp-memory');
+    assert.equal(session.tools.length, 9);
+    const [created, found, failed] = session.results;
+    assert.deepEqual(created.structuredContent.entities.map((e) => e.name), ['A']);
+    assert.deepEqual(found.structuredContent.entities.map((e) => e.name), ['A']);
+    assert.equal(failed.isError, true);
+    assert.match(failed.content[0].text, /nobody/);
   } finally {
     await browser.close();
   }
