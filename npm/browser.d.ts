@@ -14,8 +14,8 @@ export { ProtocolError, ToolError } from './index.js';
 
 export interface BrowserOpenOptions {
   /**
-   * IndexedDB write durability. 'relaxed' (default): a reply waits until its transaction
-   * completes, and the browser flushes it to disk soon after; 'strict': until it is on disk.
+   * IndexedDB write durability. 'strict' (default): a reply waits until its transaction is
+   * on disk; 'relaxed': until IndexedDB committed it (the browser flushes it soon after).
    */
   durability?: 'relaxed' | 'strict';
   /** The IndexedDB factory (default: the global `indexedDB`). */
@@ -32,7 +32,7 @@ export interface BrowserOpenOptions {
  * A knowledge-graph memory kept in this origin's IndexedDB (database `mcp-memory:<name>`):
  * it survives reloads, and tabs that open the same name share it without losing writes.
  * Every call resolves once the changes it made are stored. Dispatches `change` when another
- * tab changed the memory.
+ * BrowserMemory of the same name (usually in another tab) changed the memory.
  */
 export class BrowserMemory extends EventTarget {
   /** Opens (creating) the memory `name` (default 'default') and replays it. */

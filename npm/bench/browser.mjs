@@ -160,7 +160,7 @@ try {
     [`open+replay 10K, first (engine load incl.)`, opens.map((o) => o.first), ''],
     [`open+replay 10K, engine loaded`, opens.map((o) => o.loaded), '< 300'],
     [`add_observations ack, relaxed`, relaxed, '< 5 (median)'],
-    [`add_observations ack, strict`, strict, '< 5 (median)'],
+    [`add_observations ack, strict (default)`, strict, '< 5 (median)'],
     [`searchNodes rare (${r.rare.entities} hit)`, r.rare.times, '< 2'],
     [`searchNodes broad (${r.broad.entities} hits)`, r.broad.times, '< 2'],
     [`readGraph (${r.read.entities} entities)`, r.read.times, ''],

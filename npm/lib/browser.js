@@ -17,7 +17,10 @@ let engine;
  * WebAssembly.Module); by default `mcp_memory_bg.wasm` next to the engine's JavaScript.
  */
 function loadEngine(wasm) {
-  engine ??= init(wasm === undefined ? undefined : { module_or_path: wasm });
+  engine ??= init(wasm === undefined ? undefined : { module_or_path: wasm }).catch((e) => {
+    engine = undefined; // a later open may name the right file
+    throw e;
+  });
   return engine;
 }
 
@@ -32,12 +35,12 @@ function failureReplies(message, reason) {
 export class BrowserMemory extends EventTarget {
   /**
    * Opens (creating) the memory called `name` in this origin's IndexedDB and replays it.
-   * Options: `durability`: 'relaxed' (default) or 'strict' (a reply waits until its change
-   * is on disk); `indexedDB`: the IndexedDB factory (the global one by default); `wasm`:
+   * Options: `durability`: 'strict' (default: a reply waits until its change is on disk) or
+   * 'relaxed' (until IndexedDB committed it; the browser flushes it to disk soon after); `indexedDB`: the IndexedDB factory (the global one by default); `wasm`:
    * where the engine's .wasm file is (see the README).
    * Rejects if IndexedDB is unavailable or the log holds records this version cannot read.
    */
-  static async open(name = 'default', { durability = 'relaxed', indexedDB, wasm } = {}) {
+  static async open(name = 'default', { durability = 'strict', indexedDB, wasm } = {}) {
     await loadEngine(wasm);
     const log = await IdbLog.open(name, { durability, indexedDB });
     try {
@@ -64,7 +67,8 @@ export class BrowserMemory extends EventTarget {
     this.nextId = 1;
     /** Calls run one at a time, in call order. */
     this.queue = Promise.resolve();
-    // Other tabs say when they changed the memory; listeners may want to look again.
+    // Other tabs (and other BrowserMemory objects of this name) say when they changed the
+    // memory; listeners may want to look again.
     this.channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(`mcp-memory:${name}`) : null;
     if (this.channel) this.channel.onmessage = () => this.dispatchEvent(new Event('change'));
   }

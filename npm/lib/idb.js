@@ -40,10 +40,10 @@ function completed(tx, why = () => tx.error) {
 export class IdbLog {
   /**
    * Opens (creating) the log of the memory `name`. Options: `indexedDB` (the factory; the
-   * global one by default), `durability` of write transactions: 'relaxed' (default: the
-   * browser flushes to disk soon after) or 'strict' (complete means on disk).
+   * global one by default), `durability` of write transactions: 'strict' (default: complete
+   * means on disk) or 'relaxed' (the browser flushes to disk soon after).
    */
-  static async open(name, { indexedDB = globalThis.indexedDB, durability = 'relaxed' } = {}) {
+  static async open(name, { indexedDB = globalThis.indexedDB, durability = 'strict' } = {}) {
     if (!indexedDB) throw new Error('IndexedDB is not available here (pass options.indexedDB)');
     const request = indexedDB.open(databaseName(name), VERSION);
     request.onupgradeneeded = () => {

@@ -88,6 +88,14 @@ test('IdbLog stores nothing of a cycle whose step throws, and rejects with that 
 // ---------------------------------------------------------------------------------------
 // BrowserMemory
 
+// The first test to load the engine (it is loaded once per module instance).
+test('an engine that fails to load does not stay failed: a later open with the right file works', async () => {
+  await assert.rejects(BrowserMemory.open(unique(), { wasm: new Uint8Array([0, 1, 2, 3]) }), WebAssembly.CompileError);
+  const memory = await open(unique());
+  assert.deepEqual(await memory.readGraph(), { entities: [], relations: [] });
+  await memory.close();
+});
+
 test('a BrowserMemory keeps every change across close and reopen (records of every kind)', async () => {
   const name = unique();
   const memory = await open(name);
