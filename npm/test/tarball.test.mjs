@@ -70,7 +70,7 @@ async function answersMcp(cmd, { cwd, what }) {
   return run;
 }
 
-test('the tarball ships the engine (dist/node/*.wasm), the CLI and the API, and nothing else', () => {
+test('the tarball ships the engine (dist/node and dist/web), the CLI and both APIs, and nothing else', () => {
   const paths = packed.files.map((f) => f.path).sort();
   for (const wanted of [
     'package.json',
@@ -84,13 +84,19 @@ test('the tarball ships the engine (dist/node/*.wasm), the CLI and the API, and 
     'dist/node/mcp_memory.js',
     'dist/node/mcp_memory_bg.wasm',
     'dist/node/package.json',
+    'lib/browser.js',
+    'lib/idb.js',
+    'lib/tools.js',
+    'browser.d.ts',
+    'dist/web/mcp_memory.js',
+    'dist/web/mcp_memory_bg.wasm',
   ]) {
     assert.ok(paths.includes(wanted), `${wanted} is in the tarball (was the engine built with npm run build?)\n${paths.join('\n')}`);
   }
   const wasm = packed.files.find((f) => f.path.endsWith('.wasm'));
   assert.ok(wasm.size > 100_000, 'the engine is a real module, not a placeholder');
   for (const p of paths) {
-    assert.ok(!/^(test|scripts|node_modules|src)\//.test(p), `${p}: no tests, build scripts or dependencies`);
+    assert.ok(!/^(test|scripts|node_modules|src|demo|bench)\//.test(p), `${p}: no tests, build scripts, demo or dependencies`);
     assert.ok(!p.endsWith('.node') && !p.endsWith('binding.gyp') && !p.endsWith('.tgz'), `${p}: no native addon`);
   }
   const bin = packed.files.find((f) => f.path === 'bin/mcp-memory.js');
@@ -141,6 +147,13 @@ test('installed offline into an empty folder, `npx --offline mcp-memory` serves 
     graph: { entities: [entity('via the API', 't')], relations: [] },
     error: 'Entity with name missing not found',
   });
+  // The browser API by its subpath: it loads without any Node API (IndexedDB is what is missing here).
+  const browserScript = `
+    import { BrowserMemory, MemoryTransport } from 'mcp-memory/browser';
+    const refused = await BrowserMemory.open('x', { wasm: new Uint8Array(0) }).catch((e) => e.constructor.name);
+    console.log(typeof BrowserMemory, typeof MemoryTransport, refused);`;
+  const browser = assertOk(await exec({ command: process.execPath, args: ['--input-type=module', '-e', browserScript] }, { cwd: app }), 'the browser API');
+  assert.equal(browser.stdout.trim(), 'function function CompileError');
   const pkgJson = assertOk(
     await exec({ command: process.execPath, args: ['-p', "require('mcp-memory/package.json').version"] }, { cwd: app }),
   );
