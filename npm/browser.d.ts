@@ -78,6 +78,12 @@ export class BrowserMemory extends EventTarget {
    */
   importFile(data: string | ArrayBuffer | ArrayBufferView): Promise<string>;
 
+  /**
+   * Rewrites the log as the graph as it stands (history and deleted text dropped) in one
+   * IndexedDB transaction; resolves to the number of records it now holds.
+   */
+  compact(): Promise<number>;
+
   /** Closes the memory once the calls already made finish; resolves then. Twice: nothing more. */
   close(): Promise<void>;
 }

@@ -146,6 +146,17 @@ impl<L: Log> Memory<L> {
         Ok(frame::encode_log(records.iter().map(Vec::as_slice)))
     }
 
+    /// Rewrites the log as the records of the graph as it stands (its history, deleted
+    /// strings included, leaves the log), atomically through [`Log::replace`]. Returns the
+    /// number of records the log now holds; on failure the log is as it was.
+    pub fn compact(&mut self) -> Result<usize, String> {
+        let records = record::snapshot(self.current()?);
+        self.log
+            .replace(&records)
+            .map_err(|e| format!("the log was not compacted: {}", e.0))?;
+        Ok(records.len())
+    }
+
     /// The graph, caught up with other writers; an error if the memory is unavailable.
     fn current(&mut self) -> Result<&Graph, String> {
         self.catch_up()?;

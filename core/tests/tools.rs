@@ -1487,6 +1487,57 @@ fn import_of_a_corrupt_log_changes_nothing() {
     assert_eq!(log.len(), 1);
 }
 
+// ---------------------------------------------------------------------------------------------
+// compact
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn compact_replaces_the_log_with_the_graph_and_drops_deleted_text() {
+    let (mut m, log) = fresh();
+    create(
+        &mut m,
+        &[
+            entity("A", "t", &["keep"]),
+            entity("Gone", "t", &["secret"]),
+        ],
+    );
+    relate(
+        &mut m,
+        &[relation("A", "Gone", "r"), relation("A", "B", "s")],
+    );
+    call_ok(&mut m, "delete_entities", json!({"entityNames": ["Gone"]}));
+    let before = graph(&mut m);
+    assert_eq!(log.len(), 3);
+    assert_eq!(
+        m.compact(),
+        Ok(2),
+        "one record of entities, one of relations"
+    );
+    assert_eq!(log.replaces(), 1);
+    assert!(
+        !log.records().concat().windows(6).any(|w| w == b"secret"),
+        "deleted text is gone from the log"
+    );
+    assert_eq!(graph(&mut m), before);
+    assert_eq!(
+        graph(&mut open(log.reopened())),
+        before,
+        "replay gives the same graph"
+    );
+}
+
+#[test]
+fn compact_that_the_log_refuses_leaves_log_and_graph_as_they_were() {
+    let (mut m, log) = fresh();
+    create(&mut m, &[entity("A", "t", &[])]);
+    call_ok(&mut m, "delete_entities", json!({"entityNames": ["A"]}));
+    log.fail_next_replace("disk full");
+    let err = m.compact().unwrap_err();
+    assert!(err.contains("not compacted: disk full"), "{err}");
+    assert_eq!(log.len(), 2);
+    assert_eq!(graph(&mut open(log.reopened())), graph_of(&[], &[]));
+}
+
 /// An export must not pass off a memory whose file could not be read as an empty one.
 #[test]
 fn export_of_an_unavailable_memory_is_an_error_not_an_empty_file() {

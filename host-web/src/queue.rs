@@ -139,6 +139,12 @@ impl QueueMemory {
         self.memory.export_log().map_err(js_error)
     }
 
+    /// Rewrites the log as the graph's records (history dropped); returns how many. The
+    /// whole new log is then waiting in [`QueueMemory::take_writes`] as a replacement.
+    pub fn compact(&mut self) -> Result<usize, JsError> {
+        self.memory.compact().map_err(js_error)
+    }
+
     /// Merges a memory file (log or reference JSONL) into the memory; returns a summary.
     /// Its records are then waiting in [`QueueMemory::take_writes`].
     #[wasm_bindgen(js_name = importFile)]

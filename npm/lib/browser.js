@@ -115,6 +115,15 @@ export class BrowserMemory extends EventTarget {
   }
 
   /**
+   * Rewrites the memory's log as the records of the graph as it stands (its history, deleted
+   * text included, is dropped), in one IndexedDB transaction; resolves to the number of
+   * records it now holds. Other tabs reload it whole.
+   */
+  compact() {
+    return this.#run((inner) => inner.compact());
+  }
+
+  /**
    * Closes the memory: calls already made still finish, then the database connection is
    * closed; resolves then. Closing twice does nothing more.
    */

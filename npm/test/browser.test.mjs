@@ -200,6 +200,29 @@ test('a store holding a record this version cannot read is refused at open, nami
   await assert.rejects(open(name), /record 1/);
 });
 
+test('compact rewrites the IndexedDB log in one transaction: deleted text gone, other tabs reload it whole', async () => {
+  const name = unique();
+  const [a, b] = [await open(name), await open(name)];
+  await a.createEntities([entity('A', 't', ['keep']), entity('Gone', 't', ['secret'])]);
+  await b.createRelations([relation('A', 'Gone', 'r'), relation('A', 'B', 's')]);
+  await a.deleteEntities(['Gone']);
+  for (let i = 0; i < 10; i++) await b.addObservations([{ entityName: 'A', contents: [`o${i}`] }]);
+  const before = await a.readGraph();
+  const stored = async () => (await (await IdbLog.open(name)).load()).map((r) => Buffer.from(r).toString('latin1'));
+  assert.equal((await stored()).length, 13);
+  assert.equal(await a.compact(), 2);
+  const after = await stored();
+  assert.equal(after.length, 2);
+  assert.ok(!after.join('').includes('secret'), 'deleted text is gone from IndexedDB');
+  assert.deepEqual(await b.readGraph(), before, 'the other tab reloads the replaced log');
+  await b.addObservations([{ entityName: 'A', contents: ['after compact'] }]);
+  assert.deepEqual((await a.openNodes(['A'])).entities[0].observations.at(-1), 'after compact');
+  for (const m of [a, b]) await m.close();
+  const c = await open(name);
+  assert.equal((await c.readGraph()).entities[0].observations.length, 12);
+  await c.close();
+});
+
 test('tool errors reject with ToolError and change nothing', async () => {
   const memory = await open(unique());
   await assert.rejects(memory.addObservations([{ entityName: 'nobody', contents: ['x'] }]), ToolError);
