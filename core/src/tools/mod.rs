@@ -1,9 +1,11 @@
 //! The tool catalog and dispatch: JSON arguments in, `CallToolResult` JSON out.
 
 pub mod args;
+pub mod graph_tools;
 pub mod output;
 pub mod plan;
 pub mod query;
+pub mod search_tools;
 
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -15,8 +17,15 @@ use crate::graph::Graph;
 use crate::validate::{self, Issue};
 pub use plan::Plan;
 
-/// The tools as `tools/list` returns them (the reference's nine, verbatim).
+/// The reference server's nine tools, verbatim.
 const CATALOG_JSON: &str = include_str!("catalog.json");
+
+/// The tools mcp-memory adds, after the nine: `{"tools": [...]}` each, in listing order.
+const EXTENDED_JSON: [&str; 3] = [
+    include_str!("extended/writes.json"),
+    include_str!("extended/graph.json"),
+    include_str!("extended/search.json"),
+];
 
 /// Tool definitions, parsed once.
 pub struct Catalog {
@@ -26,7 +35,16 @@ pub struct Catalog {
 
 impl Default for Catalog {
     fn default() -> Self {
-        let catalog: Value = serde_json::from_str(CATALOG_JSON).expect("catalog.json is valid");
+        let mut catalog: Value = serde_json::from_str(CATALOG_JSON).expect("catalog.json is valid");
+        for extra in EXTENDED_JSON {
+            let extra: Value = serde_json::from_str(extra).expect("extended/*.json is valid");
+            let tools = extra["tools"]
+                .as_array()
+                .expect("extended/*.json lists tools");
+            if let Some(list) = catalog["tools"].as_array_mut() {
+                list.extend(tools.iter().cloned());
+            }
+        }
         let input_schemas = catalog["tools"]
             .as_array()
             .expect("catalog.json lists tools")
@@ -121,6 +139,10 @@ fn dispatch<'a>(graph: &Graph, name: &str, a: &'a Value) -> Result<Outcome<'a>, 
         "read_graph" => Done(query::read_graph(graph)),
         "search_nodes" => Done(query::search_nodes(graph, parse::<SearchNodes>(a)?.query)),
         "open_nodes" => Done(query::open_nodes(graph, &parse::<OpenNodes>(a)?.names)),
-        _ => return Err(format!("MCP error -32602: Tool {name} not found")),
+        _ => match graph_tools::call(graph, name, a).or_else(|| search_tools::call(graph, name, a))
+        {
+            Some(result) => Done(result?),
+            None => return Err(format!("MCP error -32602: Tool {name} not found")),
+        },
     })
 }
