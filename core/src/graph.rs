@@ -211,6 +211,7 @@ impl Graph {
                 list.iter().for_each(|r| self.remove_triple(r));
                 self.repack_if_sparse();
             }
+            Record::Batch(records) => records.iter().for_each(|r| self.apply(r)),
         }
     }
 

@@ -221,8 +221,10 @@ impl<L: Log> Memory<L> {
             .collect();
         // Every name was created above, so every addition applies.
         let add = plan::add_observations(&self.graph, &additions).map_err(CommitError::NotSaved)?;
-        let added: usize = match &add.record {
-            Some(Record::AddObservations(items)) => items.iter().map(|i| i.contents.len()).sum(),
+        let added: usize = match add.record.as_deref().map(Record::decode) {
+            Some(Ok(Record::AddObservations(items))) => {
+                items.iter().map(|i| i.contents.len()).sum()
+            }
             _ => 0,
         };
         self.commit(add)?;
@@ -245,12 +247,14 @@ impl<L: Log> Memory<L> {
 
     /// Logs a plan's record, applies it, and makes it durable. Nothing changes if the log
     /// refuses the record.
-    pub(crate) fn commit(&mut self, plan: Plan<'_>) -> Result<String, CommitError> {
-        if let Some(record) = &plan.record {
+    pub(crate) fn commit(&mut self, plan: Plan) -> Result<String, CommitError> {
+        if let Some(bytes) = &plan.record {
+            // Decoded before the append: a record this version cannot read is never logged.
+            let record = Record::decode(bytes).map_err(|e| CommitError::NotSaved(e.to_string()))?;
             self.log
-                .append(&record.encode())
+                .append(bytes)
                 .map_err(|e| CommitError::NotSaved(e.0))?;
-            self.graph.apply(record);
+            self.graph.apply(&record);
             self.log.sync().map_err(|e| CommitError::NotDurable(e.0))?;
         }
         Ok(plan.result)

@@ -80,6 +80,10 @@ pub enum Record<'a> {
     /// Remove every relation equal to one of these triples.
     #[serde(borrow)]
     DeleteRelations(Vec<Triple<'a>>),
+    /// These records, applied in order as one change: a record is stored whole or not at
+    /// all, so replay applies all of them or none (a merge, an upsert of many).
+    #[serde(borrow)]
+    Batch(Vec<Record<'a>>),
 }
 
 /// An entity as created.

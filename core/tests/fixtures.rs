@@ -20,6 +20,9 @@ fn fixture(name: &str) -> PathBuf {
 
 const LOG: &str = "v1-every-record.mcpmem";
 const EXPECTED: &str = "v1-every-record.expected.json";
+/// Added with the `Batch` variant (still format version 1: new variants are append-only).
+const BATCH_LOG: &str = "v1-batch.mcpmem";
+const BATCH_EXPECTED: &str = "v1-batch.expected.json";
 
 /// Which variant a record is. Exhaustive on purpose: a new variant does not compile here
 /// until someone decides how the fixtures cover it (with a new fixture file, never by
@@ -32,9 +35,10 @@ fn variant(record: &Record<'_>) -> usize {
         Record::DeleteEntities(_) => 3,
         Record::DeleteObservations(_) => 4,
         Record::DeleteRelations(_) => 5,
+        Record::Batch(_) => 6,
     }
 }
-const VARIANTS: usize = 6;
+const VARIANTS: usize = 7;
 
 fn triple<'a>(from: &'a str, to: &'a str, relation_type: &'a str) -> Triple<'a> {
     Triple {
@@ -107,23 +111,84 @@ fn every_record() -> Vec<Record<'static>> {
     ]
 }
 
+/// A merge-shaped batch after plain records: the records of `Batch` fixture.
+fn batch_records() -> Vec<Record<'static>> {
+    vec![
+        Record::CreateEntities(vec![
+            NewEntity {
+                name: "Alice",
+                entity_type: "person",
+                observations: vec!["likes tea"],
+            },
+            NewEntity {
+                name: "alice",
+                entity_type: "person",
+                observations: vec!["likes tea", "plays chess"],
+            },
+        ]),
+        Record::CreateRelations(vec![
+            triple("alice", "Bob", "knows"),
+            triple("Alice", "alice", "same_as"),
+        ]),
+        Record::Batch(vec![
+            Record::AddObservations(vec![Observations {
+                entity: "Alice",
+                contents: vec!["plays chess"],
+            }]),
+            Record::CreateRelations(vec![triple("Alice", "Bob", "knows")]),
+            Record::DeleteEntities(vec!["alice"]),
+        ]),
+        Record::Batch(vec![]),
+    ]
+}
+
+/// Writes a frozen log of `records` and the graph it replays to, refusing to overwrite.
+fn write_fixture(log: &str, expected: &str, records: &[Record<'_>]) {
+    let (log_path, expected_path) = (fixture(log), fixture(expected));
+    assert!(
+        !log_path.exists() && !expected_path.exists(),
+        "{log} exists and must never be regenerated"
+    );
+    let payloads: Vec<Vec<u8>> = records.iter().map(Record::encode).collect();
+    let bytes = frame::encode_log(payloads.iter().map(Vec::as_slice));
+    let mut memory = open(MemLog::starting_with(Contents::Records(payloads)));
+    let graph = serde_json::to_string_pretty(&graph(&mut memory)).unwrap() + "\n";
+    std::fs::create_dir_all(log_path.parent().unwrap()).unwrap();
+    std::fs::write(&log_path, bytes).unwrap();
+    std::fs::write(&expected_path, graph).unwrap();
+}
+
 /// Writes the fixture files. Run once when a format version is introduced; the files are
 /// then committed and never written again (this refuses to overwrite them).
 #[test]
 #[ignore = "writes the frozen fixture files; run once per format version, never again"]
 fn write_v1_fixture() {
-    let (log_path, expected_path) = (fixture(LOG), fixture(EXPECTED));
-    assert!(
-        !log_path.exists() && !expected_path.exists(),
-        "the v1 fixture exists and must never be regenerated"
-    );
-    let payloads: Vec<Vec<u8>> = every_record().iter().map(Record::encode).collect();
-    let bytes = frame::encode_log(payloads.iter().map(Vec::as_slice));
-    let mut memory = open(MemLog::starting_with(Contents::Records(payloads)));
-    let expected = serde_json::to_string_pretty(&graph(&mut memory)).unwrap() + "\n";
-    std::fs::create_dir_all(log_path.parent().unwrap()).unwrap();
-    std::fs::write(&log_path, bytes).unwrap();
-    std::fs::write(&expected_path, expected).unwrap();
+    write_fixture(LOG, EXPECTED, &every_record());
+}
+
+/// Writes the `Batch` fixture (once, like the v1 one).
+#[test]
+#[ignore = "writes the frozen fixture files; run once per new variant, never again"]
+fn write_v1_batch_fixture() {
+    write_fixture(BATCH_LOG, BATCH_EXPECTED, &batch_records());
+}
+
+/// A frozen batch log replays to its expected graph and its records re-encode to their bytes.
+#[test]
+fn v1_batch_log_replays_to_expected_graph_and_reencodes_identically() {
+    let bytes = std::fs::read(fixture(BATCH_LOG)).expect("the committed batch fixture");
+    let scan = frame::scan(&bytes).unwrap();
+    assert_eq!(scan.torn, None);
+    for (payload, written) in scan.records.iter().zip(&batch_records()) {
+        let decoded = Record::decode(payload).expect("decodes");
+        assert_eq!(&decoded, written);
+        assert_eq!(decoded.encode(), *payload);
+    }
+    let records = scan.records.iter().map(|r| r.to_vec()).collect();
+    let mut memory = open(MemLog::starting_with(Contents::Records(records)));
+    let text = std::fs::read_to_string(fixture(BATCH_EXPECTED)).unwrap();
+    let expected: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(graph(&mut memory), expected);
 }
 
 fn read_fixture() -> Vec<u8> {
@@ -142,12 +207,15 @@ fn v1_log_scans_cleanly_and_holds_every_variant() {
     let scan = frame::scan(&bytes).expect("a v1 log scans");
     assert_eq!(scan.torn, None);
     assert_eq!(scan.valid_len, bytes.len());
+    let batch = std::fs::read(fixture(BATCH_LOG)).expect("the committed batch fixture");
+    let batch = frame::scan(&batch).expect("a v1 log scans");
     let seen: std::collections::BTreeSet<usize> = scan
         .records
         .iter()
+        .chain(&batch.records)
         .map(|r| variant(&Record::decode(r).expect("a v1 record decodes")))
         .collect();
-    assert_eq!(seen.len(), VARIANTS, "the fixture holds every variant");
+    assert_eq!(seen.len(), VARIANTS, "the fixtures hold every variant");
 }
 
 #[test]

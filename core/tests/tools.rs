@@ -1018,6 +1018,7 @@ fn every_change_appends_one_record_and_syncs_before_reply() {
             Record::DeleteEntities(_) => "delete_entities",
             Record::DeleteObservations(_) => "delete_observations",
             Record::DeleteRelations(_) => "delete_relations",
+            Record::Batch(_) => "batch",
         })
         .collect();
     assert_eq!(

@@ -78,11 +78,11 @@ impl Catalog {
 }
 
 /// What a tool call amounts to.
-pub enum Outcome<'a> {
+pub enum Outcome {
     /// A finished result: a read, or a failure (`isError`).
     Done(String),
     /// A mutation to log and apply before replying.
-    Change(Plan<'a>),
+    Change(Plan),
 }
 
 fn parse<'a, T: Deserialize<'a>>(args: &'a Value) -> Result<T, String> {
@@ -90,7 +90,7 @@ fn parse<'a, T: Deserialize<'a>>(args: &'a Value) -> Result<T, String> {
 }
 
 /// Validates the arguments against the tool's input schema and runs the tool.
-pub fn run<'a>(catalog: &Catalog, graph: &Graph, name: &str, arguments: &'a Value) -> Outcome<'a> {
+pub fn run(catalog: &Catalog, graph: &Graph, name: &str, arguments: &Value) -> Outcome {
     let Some(schema) = catalog.input_schema(name) else {
         return Outcome::Done(output::failure(&format!(
             "MCP error -32602: Tool {name} not found"
@@ -108,7 +108,7 @@ pub fn run<'a>(catalog: &Catalog, graph: &Graph, name: &str, arguments: &'a Valu
     dispatch(graph, name, arguments).unwrap_or_else(|e| Outcome::Done(output::failure(&e)))
 }
 
-fn dispatch<'a>(graph: &Graph, name: &str, a: &'a Value) -> Result<Outcome<'a>, String> {
+fn dispatch(graph: &Graph, name: &str, a: &Value) -> Result<Outcome, String> {
     use Outcome::{Change, Done};
     use args::*;
     Ok(match name {

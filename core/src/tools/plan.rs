@@ -14,16 +14,17 @@ use crate::graph::Graph;
 use crate::hash::{HashMap, HashSet};
 use crate::record::{NewEntity, Observations, Record, Triple};
 
-/// A planned change: the record to log (none for a no-op) and the tool result to send.
-pub struct Plan<'a> {
-    /// What to append and apply; `None` when nothing changes.
-    pub record: Option<Record<'a>>,
+/// A planned change: the record to log (none for a no-op), encoded, and the tool result to
+/// send. The record is applied from its bytes, exactly as replay will apply it.
+pub struct Plan {
+    /// The encoded record to append and apply; `None` when nothing changes.
+    pub record: Option<Vec<u8>>,
     /// The `CallToolResult` JSON to reply with once the record is applied.
     pub result: String,
 }
 
-fn record_if<'a, T>(items: Vec<T>, make: fn(Vec<T>) -> Record<'a>) -> Option<Record<'a>> {
-    (!items.is_empty()).then(|| make(items))
+fn record_if<'a, T>(items: Vec<T>, make: fn(Vec<T>) -> Record<'a>) -> Option<Vec<u8>> {
+    (!items.is_empty()).then(|| make(items).encode())
 }
 
 /// Keeps the first occurrence of each string, in order.
@@ -33,7 +34,7 @@ fn dedup<'a>(items: &[&'a str]) -> Vec<&'a str> {
 }
 
 /// create_entities: entities whose name is new (in the graph and earlier in the call).
-pub fn create_entities<'a>(graph: &Graph, entities: &[EntityArg<'a>]) -> Plan<'a> {
+pub fn create_entities<'a>(graph: &Graph, entities: &[EntityArg<'a>]) -> Plan {
     let mut seen = HashSet::default();
     let created: Vec<NewEntity<'a>> = entities
         .iter()
@@ -84,7 +85,7 @@ fn triple<'a>(r: &RelationArg<'a>) -> Triple<'a> {
 
 /// create_relations: relations whose triple is new (in the graph and earlier in the call).
 /// Endpoints need not exist, as in the reference.
-pub fn create_relations<'a>(graph: &Graph, relations: &[RelationArg<'a>]) -> Plan<'a> {
+pub fn create_relations<'a>(graph: &Graph, relations: &[RelationArg<'a>]) -> Plan {
     let mut seen = HashSet::default();
     let created: Vec<Triple<'a>> = relations
         .iter()
@@ -112,7 +113,7 @@ pub fn create_relations<'a>(graph: &Graph, relations: &[RelationArg<'a>]) -> Pla
 
 /// add_observations: per item, the contents the entity does not have yet (counting earlier
 /// items of the same call). A missing entity fails the whole call; nothing is added.
-pub fn add_observations<'a>(graph: &Graph, items: &[AddArg<'a>]) -> Result<Plan<'a>, String> {
+pub fn add_observations<'a>(graph: &Graph, items: &[AddArg<'a>]) -> Result<Plan, String> {
     let mut pending: HashMap<&'a str, Vec<&'a str>> = HashMap::default();
     let mut results = Vec::with_capacity(items.len());
     for item in items {
@@ -160,7 +161,7 @@ pub fn add_observations<'a>(graph: &Graph, items: &[AddArg<'a>]) -> Result<Plan<
 
 /// delete_entities: every entity with each name and every relation starting or ending at
 /// it (even when no entity has the name, as in the reference).
-pub fn delete_entities<'a>(graph: &Graph, names: &[&'a str]) -> Plan<'a> {
+pub fn delete_entities<'a>(graph: &Graph, names: &[&'a str]) -> Plan {
     let doomed: Vec<&'a str> = dedup(names)
         .into_iter()
         .filter(|n| !graph.named(n).is_empty() || graph.has_relations_at(n))
@@ -173,7 +174,7 @@ pub fn delete_entities<'a>(graph: &Graph, names: &[&'a str]) -> Plan<'a> {
 
 /// delete_observations: every occurrence of each listed observation, from the oldest entity
 /// with the name. Missing entities and observations are ignored.
-pub fn delete_observations<'a>(graph: &Graph, items: &[DeleteObsArg<'a>]) -> Plan<'a> {
+pub fn delete_observations<'a>(graph: &Graph, items: &[DeleteObsArg<'a>]) -> Plan {
     let changes = items
         .iter()
         .filter_map(|item| {
@@ -200,7 +201,7 @@ pub fn delete_observations<'a>(graph: &Graph, items: &[DeleteObsArg<'a>]) -> Pla
 }
 
 /// delete_relations: every relation equal to one of the triples.
-pub fn delete_relations<'a>(graph: &Graph, relations: &[RelationArg<'a>]) -> Plan<'a> {
+pub fn delete_relations<'a>(graph: &Graph, relations: &[RelationArg<'a>]) -> Plan {
     let mut seen = HashSet::default();
     let doomed = relations
         .iter()
