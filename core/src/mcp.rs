@@ -17,6 +17,12 @@ use crate::memory::{CommitError, Memory};
 use crate::tools::{self, Outcome, output};
 use crate::validate::{Issue, Seg, type_name};
 
+/// The compact tool's structured result: how many records the log holds now.
+#[derive(serde::Serialize)]
+struct CompactJson {
+    records: usize,
+}
+
 /// The one resource: the whole graph.
 pub const GRAPH_URI: &str = "memory://knowledge-graph";
 
@@ -346,6 +352,13 @@ impl<L: Log> Memory<L> {
                 }
                 result
             }
+            Outcome::Compact => match self.compact() {
+                Ok(records) => {
+                    let result = CompactJson { records };
+                    output::success(&output::pretty(&result), &result)
+                }
+                Err(e) => output::failure(&e),
+            },
         };
         out.push(reply(id, result));
         out

@@ -6,6 +6,7 @@ pub mod output;
 pub mod plan;
 pub mod query;
 pub mod search_tools;
+pub mod writes;
 
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -83,6 +84,8 @@ pub enum Outcome {
     Done(String),
     /// A mutation to log and apply before replying.
     Change(Plan),
+    /// Rewriting the log as the graph (the `compact` tool).
+    Compact,
 }
 
 fn parse<'a, T: Deserialize<'a>>(args: &'a Value) -> Result<T, String> {
@@ -139,6 +142,15 @@ fn dispatch(graph: &Graph, name: &str, a: &Value) -> Result<Outcome, String> {
         "read_graph" => Done(query::read_graph(graph)),
         "search_nodes" => Done(query::search_nodes(graph, parse::<SearchNodes>(a)?.query)),
         "open_nodes" => Done(query::open_nodes(graph, &parse::<OpenNodes>(a)?.names)),
+        "upsert_entities" => Change(writes::upsert_entities(
+            graph,
+            &parse::<writes::Upsert>(a)?.entities,
+        )),
+        "merge_entities" => {
+            let merge = parse::<writes::Merge>(a)?;
+            Change(writes::merge_entities(graph, merge.source, merge.target)?)
+        }
+        "compact" => Outcome::Compact,
         _ => match graph_tools::call(graph, name, a).or_else(|| search_tools::call(graph, name, a))
         {
             Some(result) => Done(result?),
