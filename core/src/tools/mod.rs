@@ -6,6 +6,7 @@ pub mod output;
 pub mod plan;
 pub mod query;
 pub mod search_tools;
+pub mod view;
 pub mod writes;
 
 use alloc::format;
@@ -28,6 +29,41 @@ const EXTENDED_JSON: [&str; 3] = [
     include_str!("extended/search.json"),
 ];
 
+/// Optional arguments (and result fields) added to read_graph, search_nodes and open_nodes.
+const READS_JSON: &str = include_str!("extended/reads.json");
+
+/// Adds `extended/reads.json`'s properties to the bounded read tools: their arguments, their
+/// results' top level, and entities that may come without observations (outline).
+fn extend_reads(catalog: &mut Value) {
+    let reads: Value = serde_json::from_str(READS_JSON).expect("extended/reads.json is valid");
+    let Some(tools) = catalog["tools"].as_array_mut() else {
+        return;
+    };
+    for tool in tools.iter_mut() {
+        let listed = reads["tools"].as_array().into_iter().flatten();
+        if !listed.into_iter().any(|n| *n == tool["name"]) {
+            continue;
+        }
+        let additions = [
+            ("inputSchema", &reads["inputProperties"]),
+            ("outputSchema", &reads["outputProperties"]),
+        ];
+        for (schema, extra) in additions {
+            if let (Some(props), Some(extra)) = (
+                tool[schema]["properties"].as_object_mut(),
+                extra.as_object(),
+            ) {
+                props.extend(extra.clone());
+            }
+        }
+        if let Some(required) =
+            tool["outputSchema"]["properties"]["entities"]["items"]["required"].as_array_mut()
+        {
+            required.retain(|r| r != "observations");
+        }
+    }
+}
+
 /// Tool definitions, parsed once.
 pub struct Catalog {
     list_result: String,
@@ -37,6 +73,7 @@ pub struct Catalog {
 impl Default for Catalog {
     fn default() -> Self {
         let mut catalog: Value = serde_json::from_str(CATALOG_JSON).expect("catalog.json is valid");
+        extend_reads(&mut catalog);
         for extra in EXTENDED_JSON {
             let extra: Value = serde_json::from_str(extra).expect("extended/*.json is valid");
             let tools = extra["tools"]
@@ -139,9 +176,17 @@ fn dispatch(graph: &Graph, name: &str, a: &Value) -> Result<Outcome, String> {
             graph,
             &parse::<Relations>(a)?.relations,
         )),
-        "read_graph" => Done(query::read_graph(graph)),
-        "search_nodes" => Done(query::search_nodes(graph, parse::<SearchNodes>(a)?.query)),
-        "open_nodes" => Done(query::open_nodes(graph, &parse::<OpenNodes>(a)?.names)),
+        "read_graph" => Done(query::read_graph(graph, &parse(a)?)?),
+        "search_nodes" => Done(query::search_nodes(
+            graph,
+            parse::<SearchNodes>(a)?.query,
+            &parse(a)?,
+        )?),
+        "open_nodes" => Done(query::open_nodes(
+            graph,
+            &parse::<OpenNodes>(a)?.names,
+            &parse(a)?,
+        )?),
         "upsert_entities" => Change(writes::upsert_entities(
             graph,
             &parse::<writes::Upsert>(a)?.entities,

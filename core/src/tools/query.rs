@@ -1,9 +1,11 @@
-//! Read-only tools: read_graph, search_nodes and open_nodes.
+//! Read-only tools: read_graph, search_nodes and open_nodes (bounded by a [`View`] when the
+//! client passes one).
 
 use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::output;
+use super::view::{self, View};
 use crate::graph::{EntityId, Graph, RelationId};
 use crate::substring::Needle;
 
@@ -15,9 +17,12 @@ fn everything(graph: &Graph) -> (Vec<EntityId>, Vec<RelationId>) {
 }
 
 /// read_graph: every entity, then every relation, in insertion order.
-pub fn read_graph(graph: &Graph) -> String {
+pub fn read_graph(graph: &Graph, bounds: &View<'_>) -> Result<String, String> {
     let (entities, relations) = everything(graph);
-    output::graph_result(graph, &entities, &relations)
+    if bounds.is_plain() {
+        return Ok(output::graph_result(graph, &entities, &relations));
+    }
+    view::page(graph, &entities, bounds)
 }
 
 /// The text read_graph returns (and `memory://knowledge-graph` holds), as a JSON string.
@@ -27,15 +32,18 @@ pub fn read_graph_text_literal(graph: &Graph) -> String {
 }
 
 /// Entities and the relations touching their names, as a tool result.
-fn subgraph(graph: &Graph, entities: &[EntityId]) -> String {
+fn subgraph(graph: &Graph, entities: &[EntityId], bounds: &View<'_>) -> Result<String, String> {
+    if !bounds.is_plain() {
+        return view::page(graph, entities, bounds);
+    }
     let names = entities.iter().map(|&id| graph.entity(id).name);
     let relations = graph.relations_touching(names);
-    output::graph_result(graph, entities, &relations)
+    Ok(output::graph_result(graph, entities, &relations))
 }
 
 /// search_nodes: entities whose name, type or an observation contains the query, compared
 /// after JavaScript's `toLowerCase` (not case folding); the empty query matches everything.
-pub fn search_nodes(graph: &Graph, query: &str) -> String {
+pub fn search_nodes(graph: &Graph, query: &str, bounds: &View<'_>) -> Result<String, String> {
     let needle = query.to_lowercase();
     let matcher = Needle::new(&needle);
     let s = graph.strings();
@@ -56,19 +64,19 @@ pub fn search_nodes(graph: &Graph, query: &str) -> String {
             .map(|(id, _)| id)
             .collect(),
     };
-    subgraph(graph, &found)
+    subgraph(graph, &found, bounds)
 }
 
 /// open_nodes: the entities with these exact names, in graph order, and every relation
 /// starting or ending at one of them.
-pub fn open_nodes(graph: &Graph, names: &[&str]) -> String {
+pub fn open_nodes(graph: &Graph, names: &[&str], bounds: &View<'_>) -> Result<String, String> {
     let mut found: Vec<EntityId> = names
         .iter()
         .flat_map(|n| graph.named(n).iter().copied())
         .collect();
     found.sort_unstable();
     found.dedup();
-    subgraph(graph, &found)
+    subgraph(graph, &found, bounds)
 }
 
 #[cfg(test)]
@@ -81,7 +89,8 @@ mod tests {
 
     /// Names of the entities search_nodes returns.
     fn found(graph: &Graph, query: &str) -> Vec<String> {
-        let result: serde_json::Value = serde_json::from_str(&search_nodes(graph, query)).unwrap();
+        let result: serde_json::Value =
+            serde_json::from_str(&search_nodes(graph, query, &View::default()).unwrap()).unwrap();
         result["structuredContent"]["entities"]
             .as_array()
             .unwrap()

@@ -1,0 +1,162 @@
+//! Bounded graph answers: the optional arguments read_graph, search_nodes and open_nodes take
+//! beyond the reference's — `entityType`, `offset`, `limit`, `maxTokens` with `cursor`, and
+//! `outline` — so an answer never exceeds what the client accepts (Claude Code refuses tool
+//! output over 25,000 tokens by default). Without any of them the tools answer exactly as the
+//! reference does; the extra properties are declared in `extended/reads.json`.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde::{Deserialize, Serialize};
+
+use super::output::{self, RelationJson};
+use crate::graph::{EntityId, Graph};
+use crate::hash::HashSet;
+
+/// Characters counted as one token when budgeting: English JSON runs about four characters
+/// a token; three leaves room for text that tokenizes worse.
+const CHARS_PER_TOKEN: usize = 3;
+
+/// The bounding arguments of a graph answer.
+#[derive(Deserialize, Default)]
+pub struct View<'a> {
+    /// Only entities of this type.
+    #[serde(rename = "entityType")]
+    pub entity_type: Option<&'a str>,
+    /// Entities to skip.
+    pub offset: Option<u64>,
+    /// At most this many entities.
+    pub limit: Option<u64>,
+    /// An upper bound on the answer's text, in tokens.
+    #[serde(rename = "maxTokens")]
+    pub max_tokens: Option<u64>,
+    /// Where a previous bounded answer stopped (its `nextCursor`).
+    pub cursor: Option<&'a str>,
+    /// Names and types only, no observations.
+    pub outline: Option<bool>,
+}
+
+impl View<'_> {
+    /// Whether no bounding argument was given (the reference's answer).
+    pub fn is_plain(&self) -> bool {
+        self.entity_type.is_none()
+            && self.offset.is_none()
+            && self.limit.is_none()
+            && self.max_tokens.is_none()
+            && self.cursor.is_none()
+            && self.outline.is_none()
+    }
+}
+
+#[derive(Serialize)]
+struct EntityView<'a> {
+    name: &'a str,
+    #[serde(rename = "entityType")]
+    entity_type: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    observations: Option<Vec<&'a str>>,
+}
+
+#[derive(Serialize)]
+struct Page<'a> {
+    entities: Vec<EntityView<'a>>,
+    relations: Vec<RelationJson<'a>>,
+    /// Entities that match, across all pages.
+    total: usize,
+    #[serde(rename = "nextCursor", skip_serializing_if = "Option::is_none")]
+    next_cursor: Option<String>,
+}
+
+fn cursor_of(offset: usize) -> String {
+    format!("offset:{offset}")
+}
+
+fn offset_of(cursor: &str) -> Result<usize, String> {
+    cursor
+        .strip_prefix("offset:")
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(|| {
+            format!("Invalid cursor {cursor:?}: pass a nextCursor from an earlier answer")
+        })
+}
+
+/// Pretty JSON length of `value` nested `depth` levels deep (two spaces each per line).
+fn cost<T: Serialize>(value: &T, depth: usize) -> usize {
+    let text = output::pretty(value);
+    text.len() + text.lines().count() * 2 * depth + 2
+}
+
+/// The answer for `found` (the matching entities, in answer order) bounded by `view`; the
+/// relations are those touching the returned entities.
+pub fn page(graph: &Graph, found: &[EntityId], view: &View<'_>) -> Result<String, String> {
+    let matching: Vec<EntityId> = match view.entity_type {
+        Some(t) => found
+            .iter()
+            .copied()
+            .filter(|&id| graph.text(graph.entity(id).entity_type) == t)
+            .collect(),
+        None => found.to_vec(),
+    };
+    let start = match view.cursor {
+        Some(c) => offset_of(c)?,
+        None => view.offset.unwrap_or(0) as usize,
+    };
+    let outline = view.outline.unwrap_or(false);
+    let limit = view.limit.map_or(usize::MAX, |l| l as usize);
+    let budget = view.max_tokens.map(|t| t as usize * CHARS_PER_TOKEN);
+    let entity = |id: EntityId| {
+        let e = graph.entity(id);
+        EntityView {
+            name: graph.text(e.name),
+            entity_type: graph.text(e.entity_type),
+            observations: (!outline)
+                .then(|| e.observations.iter().map(|&o| graph.text(o)).collect()),
+        }
+    };
+    let mut entities = Vec::new();
+    let mut relation_ids = Vec::new();
+    let mut seen = HashSet::default();
+    // The frame: braces, keys, total and a cursor.
+    let mut used = 120;
+    let mut next = start;
+    for &id in matching.iter().skip(start).take(limit) {
+        let shown = entity(id);
+        let touching: Vec<_> = graph
+            .relations_touching([graph.entity(id).name])
+            .into_iter()
+            .filter(|r| !seen.contains(r))
+            .collect();
+        let added = cost(&shown, 2)
+            + touching
+                .iter()
+                .map(|&r| cost(&RelationJson::of(graph, graph.relation(r)), 2))
+                .sum::<usize>();
+        if budget.is_some_and(|b| used + added > b) {
+            if entities.is_empty() {
+                return Err(format!(
+                    "maxTokens {} is too small for even one entity ({} needs about {} tokens): raise maxTokens or pass outline: true",
+                    view.max_tokens.unwrap_or(0),
+                    shown.name,
+                    (used + added).div_ceil(CHARS_PER_TOKEN)
+                ));
+            }
+            break;
+        }
+        used += added;
+        seen.extend(touching.iter().copied());
+        relation_ids.extend(touching);
+        entities.push(shown);
+        next += 1;
+    }
+    relation_ids.sort_unstable();
+    let page = Page {
+        entities,
+        relations: relation_ids
+            .iter()
+            .map(|&r| RelationJson::of(graph, graph.relation(r)))
+            .collect(),
+        total: matching.len(),
+        next_cursor: (next < matching.len() && next > start).then(|| cursor_of(next)),
+    };
+    Ok(output::success(&output::pretty(&page), &page))
+}
