@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 use crate::json::parse_lenient;
 use crate::log::Log;
 use crate::memory::{CommitError, Memory};
+use crate::tools::limits::MAX_MESSAGE_BYTES;
 use crate::tools::{self, Outcome, output};
 use crate::validate::{Issue, Seg, type_name};
 
@@ -216,6 +217,14 @@ impl<L: Log> Memory<L> {
             return Vec::new();
         };
         match request(&msg) {
+            Some(req) if message.len() > MAX_MESSAGE_BYTES => vec![error(
+                req.id.as_str(),
+                -32600,
+                &format!(
+                    "Message of {} bytes exceeds the limit of {MAX_MESSAGE_BYTES} bytes",
+                    message.len()
+                ),
+            )],
             Some(req) => self.request(req),
             None => Vec::new(),
         }

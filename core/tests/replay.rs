@@ -216,11 +216,11 @@ fn mass_deletion_repack_keeps_order_indexes_and_replay() {
             relation_type: "next".into(),
         })
         .collect();
-    let args = json!({"entities": entities.iter().map(Ent::json).collect::<Vec<_>>()});
-    call_ok(&mut memory, "create_entities", args);
+    let items = entities.iter().map(Ent::json).collect();
+    call_in_chunks(&mut memory, "create_entities", "entities", items);
     model.create_entities(&entities);
-    let args = json!({"relations": relations.iter().map(Rel::json).collect::<Vec<_>>()});
-    call_ok(&mut memory, "create_relations", args);
+    let items = relations.iter().map(Rel::json).collect();
+    call_in_chunks(&mut memory, "create_relations", "relations", items);
     model.create_relations(&relations);
 
     // Delete all but every tenth entity (and with them most relations).
@@ -230,11 +230,8 @@ fn mass_deletion_repack_keeps_order_indexes_and_replay() {
         .filter(|(i, _)| i % 10 != 0)
         .map(|(_, n)| n.clone())
         .collect();
-    call_ok(
-        &mut memory,
-        "delete_entities",
-        json!({ "entityNames": doomed }),
-    );
+    let items = doomed.iter().map(|n| json!(n)).collect();
+    call_in_chunks(&mut memory, "delete_entities", "entityNames", items);
     model.delete_entities(&doomed);
     assert_eq!(graph(&mut memory), model.read_graph());
 
@@ -348,11 +345,8 @@ fn relation_repack_keeps_endpoint_and_triple_indexes() {
         })
         .collect();
     model.create_relations(&relations);
-    call_ok(
-        &mut memory,
-        "create_relations",
-        json!({"relations": relations.iter().map(Rel::json).collect::<Vec<_>>()}),
-    );
+    let items = relations.iter().map(Rel::json).collect();
+    call_in_chunks(&mut memory, "create_relations", "relations", items);
     let doomed: Vec<Rel> = relations
         .iter()
         .enumerate()
@@ -360,11 +354,8 @@ fn relation_repack_keeps_endpoint_and_triple_indexes() {
         .map(|(_, r)| r.clone())
         .collect();
     model.delete_relations(&doomed);
-    call_ok(
-        &mut memory,
-        "delete_relations",
-        json!({"relations": doomed.iter().map(Rel::json).collect::<Vec<_>>()}),
-    );
+    let items = doomed.iter().map(Rel::json).collect();
+    call_in_chunks(&mut memory, "delete_relations", "relations", items);
     assert_eq!(graph(&mut memory), model.read_graph());
     let h1 = vec!["H1".to_string()];
     assert_eq!(

@@ -2,6 +2,7 @@
 
 pub mod args;
 pub mod graph_tools;
+pub mod limits;
 pub mod output;
 pub mod plan;
 pub mod query;
@@ -143,6 +144,11 @@ pub fn run(catalog: &Catalog, graph: &Graph, name: &str, arguments: &Value) -> O
         return Outcome::Done(output::failure(&format!(
             "MCP error -32602: Input validation error: Invalid arguments for tool {name}: {}",
             list.join("\n")
+        )));
+    }
+    if let Err(e) = limits::check(arguments) {
+        return Outcome::Done(output::failure(&format!(
+            "Request limit exceeded in {name}: {e}"
         )));
     }
     dispatch(graph, name, arguments).unwrap_or_else(|e| Outcome::Done(output::failure(&e)))

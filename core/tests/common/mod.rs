@@ -571,6 +571,14 @@ pub fn call_ok<L: Log>(memory: &mut Memory<L>, tool: &str, args: Value) -> Value
     result["structuredContent"].clone()
 }
 
+/// Calls a tool that must succeed once per 1,000 `items` (the per-request limit), passing
+/// them as the argument `key`.
+pub fn call_in_chunks<L: Log>(memory: &mut Memory<L>, tool: &str, key: &str, items: Vec<Value>) {
+    for chunk in items.chunks(1000) {
+        call_ok(memory, tool, json!({ key: chunk }));
+    }
+}
+
 /// Calls a tool that must fail with a tool error and returns the error text.
 pub fn call_err<L: Log>(memory: &mut Memory<L>, tool: &str, args: Value) -> String {
     let result = call(memory, tool, args);
