@@ -219,20 +219,7 @@ fn the_extra_tools_are_listed_after_the_reference_nine_with_output_schemas() {
     let list: serde_json::Value = serde_json::from_str(&replies[0]).unwrap();
     let tools = list["result"]["tools"].as_array().unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(
-        names[..9],
-        [
-            "create_entities",
-            "create_relations",
-            "add_observations",
-            "delete_entities",
-            "delete_observations",
-            "delete_relations",
-            "read_graph",
-            "search_nodes",
-            "open_nodes"
-        ]
-    );
+    assert_eq!(names[..9], REFERENCE_TOOLS);
     for name in ["upsert_entities", "merge_entities", "compact"] {
         let tool = tools
             .iter()

@@ -13,6 +13,19 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use mcp_memory_core::{Changes, Contents, Log, LogError, Memory, frame};
 use serde_json::{Value, json};
 
+/// The reference server's nine tools, in its listing order.
+pub const REFERENCE_TOOLS: [&str; 9] = [
+    "create_entities",
+    "create_relations",
+    "add_observations",
+    "delete_entities",
+    "delete_observations",
+    "delete_relations",
+    "read_graph",
+    "search_nodes",
+    "open_nodes",
+];
+
 /// Proptest cases: `PROPTEST_CASES` when set (for long runs), else `default`.
 pub fn cases(default: u32) -> u32 {
     std::env::var("PROPTEST_CASES")
