@@ -117,6 +117,31 @@ fn run(label: &str, target: &mut impl Target, entities: usize) -> Vec<(&'static 
     bench("search_nodes (broad, all hit)", 5, &mut |_| {
         black_box(target.handle(&call("search_nodes", json!({ "query": "common" }))));
     });
+    bench("get_entity", 2000, &mut |i| {
+        let name = format!("entity-{}", (i * 7919) % entities);
+        black_box(target.handle(&call("get_entity", json!({ "name": name }))));
+    });
+    bench("search (rare)", 200, &mut |i| {
+        let q = format!("rareword{}", i % (entities / 1000).max(1));
+        black_box(target.handle(&call("search", json!({ "query": q }))));
+    });
+    bench("search (broad, limit 20)", 50, &mut |_| {
+        black_box(target.handle(&call(
+            "search",
+            json!({ "query": "common text", "limit": 20 }),
+        )));
+    });
+    bench("find_path (5 hops)", 200, &mut |i| {
+        // load() links entity k to (7k + 13) mod n: five such steps are a path of five hops.
+        let start = (i * 7919) % entities;
+        let end = (0..5).fold(start, |k, _| (k * 7 + 13) % entities);
+        let (from, to) = (format!("entity-{start}"), format!("entity-{end}"));
+        black_box(target.handle(&call("find_path", json!({ "from": from, "to": to }))));
+    });
+    bench("get_neighbors (depth 2)", 500, &mut |i| {
+        let name = format!("entity-{}", (i * 7919) % entities);
+        black_box(target.handle(&call("get_neighbors", json!({ "name": name, "depth": 2 }))));
+    });
     bench("add_observations (1)", 2000, &mut |i| {
         let args = json!({"observations":[{"entityName": format!("entity-{}", (i * 31) % entities),
             "contents": [format!("bench observation {i}")]}]});
