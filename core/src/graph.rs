@@ -15,11 +15,24 @@ use smallvec::SmallVec;
 use crate::hash::HashMap;
 use crate::intern::{Interner, Sym};
 use crate::record::{NewEntity, Observations, Record, Triple};
+use crate::search::SearchIndex;
 use crate::substring::{SubstringIndex, buckets_of};
 
 /// Position of an entity in insertion order (stable until the graph is re-packed).
 #[derive(Copy, Clone, Eq, PartialEq, Ord, PartialOrd, Hash, Debug)]
 pub struct EntityId(u32);
+
+impl EntityId {
+    /// The entity's arena slot: a dense number for per-entity arrays of indexes.
+    pub fn slot(self) -> u32 {
+        self.0
+    }
+
+    /// The id of an arena slot (for indexes kept up to date with the arena).
+    pub(crate) fn from_slot(slot: u32) -> Self {
+        EntityId(slot)
+    }
+}
 
 /// Position of a relation in insertion order (stable until the graph is re-packed).
 #[derive(Copy, Clone, Eq, PartialEq, Ord, PartialOrd, Hash, Debug)]
@@ -66,6 +79,9 @@ pub struct Graph {
     /// Built by the first substring search (not at replay, which it would slow by half),
     /// then kept up to date by every change.
     text_index: OnceCell<SubstringIndex>,
+    /// The ranked-search index: built like `text_index` by the first search, then kept up
+    /// to date by every change.
+    search_index: OnceCell<SearchIndex>,
 }
 
 impl Graph {
@@ -172,6 +188,11 @@ impl Graph {
         Some(slots.into_iter().map(EntityId).collect())
     }
 
+    /// The ranked-search index (built by the first call after start or a re-pack).
+    pub fn search_index(&self) -> &SearchIndex {
+        self.search_index.get_or_init(|| SearchIndex::build(self))
+    }
+
     /// The index buckets these strings' lowercased windows reach.
     fn buckets_of<'a>(&'a self, syms: impl IntoIterator<Item = &'a Sym>) -> Vec<u32> {
         buckets_of(syms.into_iter().map(|&s| self.strings.lower(s)))
@@ -231,6 +252,11 @@ impl Graph {
             let strings = &self.strings;
             index.add(id.0, Self::fields(&entity).map(|&s| strings.lower(s)));
         }
+        if let Some(index) = self.search_index.get_mut() {
+            let s = &self.strings;
+            let obs = entity.observations.iter().map(|&o| s.resolve(o));
+            index.add_entity(id.0, s.resolve(name), s.resolve(entity.entity_type), obs);
+        }
         self.entities.push(Some(entity));
         self.entity_count += 1;
         self.by_name.entry(name).or_default().push(id);
@@ -244,6 +270,10 @@ impl Graph {
         if let Some(index) = self.text_index.get_mut() {
             let strings = &self.strings;
             index.add(id.0, syms.iter().map(|&s| strings.lower(s)));
+        }
+        if let Some(index) = self.search_index.get_mut() {
+            let s = &self.strings;
+            index.add_observations(id.0, syms.iter().map(|&o| s.resolve(o)));
         }
         if let Some(entity) = self.entities[id.0 as usize].as_mut() {
             entity.observations.extend(syms);
@@ -272,6 +302,11 @@ impl Graph {
         });
         if removed.is_empty() {
             return;
+        }
+        if let Some(index) = self.search_index.get_mut() {
+            let s = &self.strings;
+            let kept = entity.observations.iter().map(|&o| s.resolve(o));
+            index.replace_observations(id.0, removed.iter().map(|&o| s.resolve(o)), kept);
         }
         if self.text_index.get().is_some() {
             // Unlist the windows that only the removed observations had.
@@ -302,6 +337,11 @@ impl Graph {
                     if let Some(index) = self.text_index.get_mut() {
                         index.remove(id.0, &buckets);
                     }
+                }
+                if let Some(index) = self.search_index.get_mut() {
+                    let s = &self.strings;
+                    let obs = e.observations.iter().map(|&o| s.resolve(o));
+                    index.remove_entity(id.0, s.resolve(e.name), s.resolve(e.entity_type), obs);
                 }
                 self.entity_count -= 1;
                 self.strings.release(e.name);
@@ -378,6 +418,7 @@ impl Graph {
         self.by_name.clear();
         // Slots are renumbered: the next search rebuilds the text index.
         self.text_index = OnceCell::new();
+        self.search_index = OnceCell::new();
         for (i, e) in self.entities.iter().flatten().enumerate() {
             self.by_name
                 .entry(e.name)

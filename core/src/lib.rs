@@ -20,6 +20,7 @@ pub mod log;
 pub mod mcp;
 pub mod memory;
 pub mod record;
+pub mod search;
 pub mod substring;
 pub mod tools;
 pub mod validate;

@@ -1,0 +1,534 @@
+//! The inverted index behind ranked search.
+//!
+//! Every distinct token (a *term*) has a posting list: its occurrences as (entity arena
+//! slot, position), ascending, 8 bytes each, and its number of entities (`df`). A position
+//! carries its field in the top two bits, so one sorted list holds name, type and observation positions, and a
+//! phrase is adjacent positions in one field. Observations of an entity share one position
+//! space with a gap of one between observations, so a phrase never spans two of them, and
+//! an observation position also carries the length of its observation (for BM25, which
+//! normalises an observation match by the length of the observation, not of all of them:
+//! an entity that has gathered many observations is not penalised for it).
+//!
+//! Terms are found by text through a hash table (exact lookup) and through a list of term
+//! ids sorted by text, with each one's first 8 bytes alongside (prefix and typo lookup). New terms wait in a small unsorted list that
+//! the next prefix or typo lookup merges in; terms whose last posting goes are dropped from
+//! the hash table at once and from the sorted list at that merge, after which their ids are
+//! reused.
+//!
+//! Per entity the index keeps each field's length in tokens (for BM25) and the next free
+//! observation position. Changes are applied per entity, never by rebuilding: creating an
+//! entity appends to the posting lists of its terms, new observations continue its
+//! observation positions, deleting observations re-indexes that entity's observations, and
+//! deleting an entity unlists it from the terms its text has.
+
+use alloc::boxed::Box;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::cell::RefCell;
+use core::hash::BuildHasher;
+use core::mem;
+use hashbrown::HashTable;
+
+use super::text::tokens;
+use crate::graph::Graph;
+use crate::hash::Hasher;
+
+/// The name field.
+pub const NAME: usize = 0;
+/// The entity-type field.
+pub const TYPE: usize = 1;
+/// The observations field (all observations of an entity).
+pub const OBS: usize = 2;
+/// Number of fields.
+pub const FIELDS: usize = 3;
+
+const FIELD_SHIFT: u32 = 30;
+const LEN_SHIFT: u32 = 22;
+const LEN_MAX: u32 = (1 << (FIELD_SHIFT - LEN_SHIFT)) - 1;
+const POS_MAX: u32 = (1 << LEN_SHIFT) - 2;
+
+/// A position: `field` in the top 2 bits, then (for observations) the observation's length
+/// in 8 bits, then the token's number within the field in 22 bits.
+pub(crate) fn position(field: usize, n: u32) -> u32 {
+    (field as u32) << FIELD_SHIFT | n.min(POS_MAX)
+}
+
+/// The field of a position.
+pub(crate) fn field_of(pos: u32) -> usize {
+    (pos >> FIELD_SHIFT) as usize
+}
+
+/// The length in tokens of the observation an observation position is in (at most 255).
+pub(crate) fn obs_len_of(pos: u32) -> u32 {
+    (pos >> LEN_SHIFT) & LEN_MAX
+}
+
+/// One occurrence of a term: a posting. A term's postings are sorted by entity, then
+/// position, so an entity's occurrences are a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Occ {
+    /// The entity's arena slot.
+    pub(crate) doc: u32,
+    /// See [`position`].
+    pub(crate) pos: u32,
+}
+
+/// A distinct token and where it occurs.
+pub(crate) struct Term {
+    pub(crate) text: Box<str>,
+    pub(crate) postings: Vec<Occ>,
+    /// Number of entities in `postings`.
+    pub(crate) df: u32,
+}
+
+/// The range of `doc`'s run in postings.
+fn run_of(list: &[Occ], doc: u32) -> core::ops::Range<usize> {
+    let lo = list.partition_point(|o| o.doc < doc);
+    let hi = lo + list[lo..].partition_point(|o| o.doc == doc);
+    lo..hi
+}
+
+/// Per-entity figures.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Doc {
+    /// Tokens in each field.
+    pub(crate) len: [u32; FIELDS],
+    /// The position the next observation starts at.
+    next_obs: u32,
+    /// Observations with at least one token.
+    pub(crate) obs_count: u32,
+    /// Whether the slot holds an indexed entity.
+    pub(crate) live: bool,
+}
+
+/// Term ids in text order, maintained lazily.
+#[derive(Default)]
+struct Order {
+    sorted: Vec<u32>,
+    /// The first 8 bytes of each sorted term, big-endian, zero-padded (no term holds a
+    /// zero byte, so these keys are in the same order): prefix ranges of up to 8 bytes are
+    /// found without reading the terms.
+    keys: Vec<u64>,
+    /// New terms, not yet in `sorted`.
+    pending: Vec<u32>,
+    /// Terms whose postings emptied, still in `sorted` or `pending`.
+    dead: Vec<u32>,
+    /// Ids free for new terms.
+    free: Vec<u32>,
+}
+
+/// The ranked-search index of a graph. Built by the first search after start (or after the
+/// graph re-packs its arenas) and kept up to date by [`Graph::apply`].
+#[derive(Default)]
+pub struct SearchIndex {
+    pub(crate) terms: Vec<Term>,
+    table: HashTable<u32>,
+    hasher: Hasher,
+    order: RefCell<Order>,
+    pub(crate) docs: Vec<Doc>,
+    /// Number of live entities.
+    pub(crate) live: u32,
+    /// Sum of each field's length over live entities.
+    pub(crate) total_len: [u64; FIELDS],
+    /// Observations (with a token) of live entities.
+    pub(crate) total_obs: u64,
+    /// Occurrences being collected: term id << 32 | position.
+    occ: Vec<u64>,
+    buf: String,
+}
+
+impl SearchIndex {
+    /// Indexes every entity of `graph`.
+    #[inline(never)]
+    pub fn build(graph: &Graph) -> SearchIndex {
+        let mut index = SearchIndex::default();
+        let slots = graph.entities().last().map_or(0, |(id, _)| id.slot() + 1);
+        index.docs.reserve(slots as usize);
+        for (id, e) in graph.entities() {
+            index.add_entity(
+                id.slot(),
+                graph.text(e.name),
+                graph.text(e.entity_type),
+                e.observations.iter().map(|&o| graph.text(o)),
+            );
+        }
+        index
+    }
+
+    /// Number of indexed entities.
+    pub fn len(&self) -> usize {
+        self.live as usize
+    }
+
+    /// True when no entity is indexed.
+    pub fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+
+    /// Number of distinct terms.
+    pub fn term_count(&self) -> usize {
+        self.table.len()
+    }
+
+    /// The id of the term with this (folded) text.
+    pub(crate) fn term(&self, text: &str) -> Option<u32> {
+        let hash = self.hasher.hash_one(text);
+        let terms = &self.terms;
+        self.table
+            .find(hash, |&id| &*terms[id as usize].text == text)
+            .copied()
+    }
+
+    fn intern(&mut self, text: &str) -> u32 {
+        if let Some(id) = self.term(text) {
+            return id;
+        }
+        let order = self.order.get_mut();
+        let term = Term {
+            text: text.into(),
+            postings: Vec::new(),
+            df: 0,
+        };
+        let id = match order.free.pop() {
+            Some(id) => {
+                self.terms[id as usize] = term;
+                id
+            }
+            None => {
+                self.terms.push(term);
+                (self.terms.len() - 1) as u32
+            }
+        };
+        order.pending.push(id);
+        let hash = self.hasher.hash_one(text);
+        let (terms, hasher) = (&self.terms, &self.hasher);
+        self.table
+            .insert_unique(hash, id, |&i| hasher.hash_one(&*terms[i as usize].text));
+        id
+    }
+
+    /// A term lost its last posting.
+    fn kill(&mut self, id: u32) {
+        let term = &mut self.terms[id as usize];
+        term.postings = Vec::new();
+        let hash = self.hasher.hash_one(&*term.text);
+        if let Ok(entry) = self.table.find_entry(hash, |&i| i == id) {
+            entry.remove();
+        }
+        self.order.get_mut().dead.push(id);
+    }
+
+    /// Adds (term, position) for each token of `text` in `field` from position `start` to
+    /// `self.occ`; returns the number of tokens.
+    fn collect(&mut self, field: usize, start: u32, text: &str) -> u32 {
+        let mut buf = mem::take(&mut self.buf);
+        let mut occ = mem::take(&mut self.occ);
+        let mut n = 0u32;
+        let before = occ.len();
+        tokens(text, &mut buf, &mut |tok| {
+            let id = self.intern(tok);
+            let pos = position(field, start.saturating_add(n));
+            occ.push(u64::from(id) << 32 | u64::from(pos));
+            n += 1;
+        });
+        if field == OBS {
+            for o in &mut occ[before..] {
+                *o |= u64::from(n.min(LEN_MAX) << LEN_SHIFT);
+            }
+        }
+        self.buf = buf;
+        self.occ = occ;
+        n
+    }
+
+    /// Lists `doc` under the terms collected in `self.occ`, and clears it.
+    fn post(&mut self, doc: u32) {
+        let mut occ = mem::take(&mut self.occ);
+        super::sort::by_u64(&mut occ, |&o| o);
+        let mut i = 0;
+        while i < occ.len() {
+            let id = (occ[i] >> 32) as u32;
+            let from = i;
+            while i < occ.len() && (occ[i] >> 32) as u32 == id {
+                i += 1;
+            }
+            let group = &occ[from..i];
+            let term = &mut self.terms[id as usize];
+            let list = &mut term.postings;
+            if list.last().is_none_or(|last| last.doc < doc) {
+                // The newest entity: the common case.
+                list.extend(group.iter().map(|&o| Occ { doc, pos: o as u32 }));
+                term.df += 1;
+                continue;
+            }
+            // An older entity gaining text: merge into its run, keeping the order.
+            let run = run_of(list, doc);
+            if run.is_empty() {
+                term.df += 1;
+            }
+            let mut merged: Vec<u64> = (list[run.clone()].iter())
+                .map(|o| u64::from(o.pos))
+                .chain(group.iter().map(|&o| o & u64::from(u32::MAX)))
+                .collect();
+            super::sort::by_u64(&mut merged, |&p| p);
+            merged.dedup();
+            list.splice(run, merged.into_iter().map(|p| Occ { doc, pos: p as u32 }));
+        }
+        occ.clear();
+        self.occ = occ;
+    }
+
+    /// The distinct existing terms of these texts.
+    fn terms_of<'a>(&mut self, texts: impl IntoIterator<Item = &'a str>) -> Vec<u32> {
+        let mut buf = mem::take(&mut self.buf);
+        let mut ids = Vec::new();
+        for text in texts {
+            tokens(text, &mut buf, &mut |tok| ids.extend(self.term(tok)));
+        }
+        self.buf = buf;
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+
+    /// Unlists `doc` from these terms (only its positions in `field`, if given).
+    fn unpost(&mut self, doc: u32, ids: &[u32], field: Option<usize>) {
+        for &id in ids {
+            let term = &mut self.terms[id as usize];
+            let list = &mut term.postings;
+            let run = run_of(list, doc);
+            if run.is_empty() {
+                continue;
+            }
+            let kept: Vec<Occ> = match field {
+                None => Vec::new(),
+                Some(f) => (list[run.clone()].iter())
+                    .filter(|o| field_of(o.pos) != f)
+                    .copied()
+                    .collect(),
+            };
+            let gone = kept.is_empty();
+            list.splice(run, kept);
+            if gone {
+                term.df -= 1;
+                if term.df == 0 {
+                    self.kill(id);
+                }
+            }
+        }
+    }
+
+    fn doc_mut(&mut self, slot: u32) -> &mut Doc {
+        let i = slot as usize;
+        if self.docs.len() <= i {
+            self.docs.resize(i + 1, Doc::default());
+        }
+        &mut self.docs[i]
+    }
+
+    /// Indexes a new entity.
+    #[inline(never)] // out of `Graph::apply`, which replay runs hot
+    pub(crate) fn add_entity<'a>(
+        &mut self,
+        slot: u32,
+        name: &str,
+        entity_type: &str,
+        observations: impl IntoIterator<Item = &'a str>,
+    ) {
+        if self.doc_mut(slot).live {
+            return;
+        }
+        let name_len = self.collect(NAME, 0, name);
+        let type_len = self.collect(TYPE, 0, entity_type);
+        let mut doc = Doc {
+            len: [name_len, type_len, 0],
+            next_obs: 0,
+            obs_count: 0,
+            live: true,
+        };
+        self.collect_observations(&mut doc, observations);
+        for f in 0..FIELDS {
+            self.total_len[f] += doc.len[f] as u64;
+        }
+        self.total_obs += doc.obs_count as u64;
+        self.live += 1;
+        *self.doc_mut(slot) = doc;
+        self.post(slot);
+    }
+
+    /// Collects the tokens of observations added to `doc`.
+    fn collect_observations<'a>(
+        &mut self,
+        doc: &mut Doc,
+        observations: impl IntoIterator<Item = &'a str>,
+    ) {
+        for text in observations {
+            let n = self.collect(OBS, doc.next_obs, text);
+            doc.len[OBS] += n;
+            doc.obs_count += u32::from(n > 0);
+            doc.next_obs = doc.next_obs.saturating_add(n + 1);
+        }
+    }
+
+    /// Indexes observations added to an entity.
+    #[inline(never)] // out of `Graph::apply`, which replay runs hot
+    pub(crate) fn add_observations<'a>(
+        &mut self,
+        slot: u32,
+        observations: impl IntoIterator<Item = &'a str>,
+    ) {
+        let mut doc = *self.doc_mut(slot);
+        if !doc.live {
+            return;
+        }
+        let (len, count) = (doc.len[OBS], doc.obs_count);
+        self.collect_observations(&mut doc, observations);
+        self.total_len[OBS] += (doc.len[OBS] - len) as u64;
+        self.total_obs += (doc.obs_count - count) as u64;
+        *self.doc_mut(slot) = doc;
+        self.post(slot);
+    }
+
+    /// Re-indexes an entity's observations after `removed` were deleted and `kept` remain.
+    #[inline(never)] // out of `Graph::apply`, which replay runs hot
+    pub(crate) fn replace_observations<'a>(
+        &mut self,
+        slot: u32,
+        removed: impl IntoIterator<Item = &'a str>,
+        kept: impl Iterator<Item = &'a str> + Clone,
+    ) {
+        let doc = *self.doc_mut(slot);
+        if !doc.live {
+            return;
+        }
+        let ids = self.terms_of(removed.into_iter().chain(kept.clone()));
+        self.unpost(slot, &ids, Some(OBS));
+        self.total_len[OBS] -= doc.len[OBS] as u64;
+        self.total_obs -= doc.obs_count as u64;
+        let d = self.doc_mut(slot);
+        d.len[OBS] = 0;
+        d.obs_count = 0;
+        d.next_obs = 0;
+        self.add_observations(slot, kept);
+    }
+
+    /// Unindexes a deleted entity, given its text.
+    #[inline(never)] // out of `Graph::apply`, which replay runs hot
+    pub(crate) fn remove_entity<'a>(
+        &mut self,
+        slot: u32,
+        name: &'a str,
+        entity_type: &'a str,
+        observations: impl IntoIterator<Item = &'a str>,
+    ) {
+        let doc = *self.doc_mut(slot);
+        if !doc.live {
+            return;
+        }
+        let texts = [name, entity_type].into_iter().chain(observations);
+        let ids = self.terms_of(texts);
+        self.unpost(slot, &ids, None);
+        for f in 0..FIELDS {
+            self.total_len[f] -= doc.len[f] as u64;
+        }
+        self.total_obs -= doc.obs_count as u64;
+        self.live -= 1;
+        *self.doc_mut(slot) = Doc::default();
+    }
+
+    /// Calls `f` with every term id in text order and their keys (see [`key8`]), merging
+    /// new terms in first.
+    pub(crate) fn with_sorted<R>(&self, f: impl FnOnce(&[u32], &[u64]) -> R) -> R {
+        let mut order = self.order.borrow_mut();
+        order.settle(&self.terms);
+        f(&order.sorted, &order.keys)
+    }
+
+    /// Live terms starting with `prefix` (other than `prefix` itself), in text order, at
+    /// most `scan` of them.
+    pub(crate) fn prefixed(&self, prefix: &str, scan: usize) -> Vec<u32> {
+        self.with_sorted(|sorted, _| {
+            let at = sorted.partition_point(|&id| &*self.terms[id as usize].text <= prefix);
+            sorted[at..]
+                .iter()
+                .take_while(|&&id| self.terms[id as usize].text.starts_with(prefix))
+                .take(scan)
+                .copied()
+                .collect()
+        })
+    }
+
+    /// Heap bytes held by the index (an estimate from capacities).
+    pub fn heap_bytes(&self) -> usize {
+        let order = self.order.borrow();
+        let terms: usize = self
+            .terms
+            .iter()
+            .map(|t| t.text.len() + t.postings.capacity() * mem::size_of::<Occ>())
+            .sum();
+        terms
+            + self.terms.capacity() * mem::size_of::<Term>()
+            + self.table.capacity() * (mem::size_of::<u32>() + 1)
+            + self.docs.capacity() * mem::size_of::<Doc>()
+            + (order.sorted.capacity() + order.pending.capacity()) * 4
+    }
+}
+
+/// The first 8 bytes of a text, big-endian, zero-padded.
+pub(crate) fn key8(text: &str) -> u64 {
+    let mut b = [0u8; 8];
+    let n = text.len().min(8);
+    b[..n].copy_from_slice(&text.as_bytes()[..n]);
+    u64::from_be_bytes(b)
+}
+
+impl Order {
+    /// Drops dead terms from the order and merges pending ones in.
+    fn settle(&mut self, terms: &[Term]) {
+        if !self.dead.is_empty() {
+            self.dead.sort_unstable();
+            let dead = &self.dead;
+            let live = |id: &u32| dead.binary_search(id).is_err();
+            let mut kept = 0;
+            for at in 0..self.sorted.len() {
+                if live(&self.sorted[at]) {
+                    self.sorted[kept] = self.sorted[at];
+                    self.keys[kept] = self.keys[at];
+                    kept += 1;
+                }
+            }
+            self.sorted.truncate(kept);
+            self.keys.truncate(kept);
+            self.pending.retain(live);
+            self.free.append(&mut self.dead);
+        }
+        if self.pending.is_empty() {
+            return;
+        }
+        let text = |id: u32| &*terms[id as usize].text;
+        let mut pending = mem::take(&mut self.pending);
+        // By key, then by text among terms sharing their first 8 bytes.
+        let mut keyed: Vec<(u64, u32)> = pending.iter().map(|&id| (key8(text(id)), id)).collect();
+        super::sort::by_u64(&mut keyed, |k| k.0);
+        super::sort::insertion(&mut keyed, |a, b| a.0 == b.0 && text(a.1) < text(b.1));
+        pending.clear();
+        pending.extend(keyed.iter().map(|k| k.1));
+        let mut out = Vec::with_capacity(self.sorted.len() + pending.len());
+        let mut keys = Vec::with_capacity(out.capacity());
+        let mut from = 0;
+        for &p in &pending {
+            let at = from + self.sorted[from..].partition_point(|&id| text(id) < text(p));
+            out.extend_from_slice(&self.sorted[from..at]);
+            keys.extend_from_slice(&self.keys[from..at]);
+            out.push(p);
+            keys.push(key8(text(p)));
+            from = at;
+        }
+        out.extend_from_slice(&self.sorted[from..]);
+        keys.extend_from_slice(&self.keys[from..]);
+        self.sorted = out;
+        self.keys = keys;
+        pending.clear();
+        self.pending = pending;
+    }
+}

@@ -1,0 +1,188 @@
+//! Ranked full-text search over entities: the index behind the `search` tool, and the
+//! relevance order for `search_nodes`.
+//!
+//! - [`text`]: folding (case, diacritics) and tokenisation, the same for text and queries.
+//! - [`index`]: the inverted index (per-term postings with positions, per-field lengths),
+//!   built by the first search and kept up to date by [`Graph::apply`].
+//! - [`query`]: the query language (words, phrases, `AND`/`OR`/`NOT`, field filters).
+//! - `eval`: resolving words into terms (exact, prefix, typo) and BM25 scoring over
+//!   posting lists; `fuzzy`: bounded edit-distance lookup in the term dictionary.
+//!
+//! How a query runs ([`search`]): its words are ANDed (exact and prefix matches). If that
+//! finds fewer hits than the page asks for (offset + limit), it runs again with typo matches
+//! for the words that are not in the index at all (4 letters or more, no digits: one edit up
+//! to 7 letters, two from 8, with the first letter kept at two); if it still finds nothing
+//! and it has an implicit conjunction (two or more words side by side, no `AND`), that
+//! becomes "any word", scored by the share of the words that match. Strict AND first keeps
+//! multi-word queries precise; the relaxed pass means a question in natural language, whose
+//! words never all occur, still finds something. Hits are ordered by score (ties in
+//! insertion order) and only the requested page is selected (a bounded heap) and sorted.
+//!
+//! The index is never rebuilt for a query: it is built by the first search after start (not
+//! during replay) and after the graph re-packs its arenas, and every change in between
+//! updates it per entity.
+
+mod eval;
+mod fuzzy;
+pub mod index;
+pub mod query;
+mod sort;
+pub mod text;
+
+use alloc::vec::Vec;
+
+use crate::graph::{EntityId, Graph};
+use eval::Mode;
+pub use index::SearchIndex;
+use query::Node;
+
+/// Field names, by field number, as results report them.
+pub const FIELD_NAMES: [&str; index::FIELDS] = ["name", "entityType", "observations"];
+
+/// What to return.
+#[derive(Clone, Copy, Debug)]
+pub struct Options<'a> {
+    /// Only entities of this type (compared folded and tokenised: `Person` = `person`).
+    pub entity_type: Option<&'a str>,
+    /// Hits to return at most.
+    pub limit: usize,
+    /// Best hits to skip first.
+    pub offset: usize,
+}
+
+impl Default for Options<'_> {
+    fn default() -> Self {
+        Options {
+            entity_type: None,
+            limit: 10,
+            offset: 0,
+        }
+    }
+}
+
+/// One ranked entity.
+#[derive(Clone, Copy, Debug)]
+pub struct Found {
+    /// The entity.
+    pub id: EntityId,
+    /// Its relevance score (higher is better).
+    pub score: f32,
+    /// Bit `f` set when field `f` matched (see [`FIELD_NAMES`]).
+    pub fields: u8,
+}
+
+impl Found {
+    /// Names of the fields that matched, in field order.
+    pub fn matched(&self) -> impl Iterator<Item = &'static str> + '_ {
+        (0..index::FIELDS)
+            .filter(|f| self.fields & (1 << f) != 0)
+            .map(|f| FIELD_NAMES[f])
+    }
+}
+
+/// A page of ranked hits.
+#[derive(Debug, Default)]
+pub struct Results {
+    /// The requested page, best first.
+    pub hits: Vec<Found>,
+    /// Number of matching entities in all.
+    pub total: usize,
+}
+
+/// Words of fewer characters are matched exactly, not as prefixes.
+const PREFIX_MIN: usize = 2;
+
+/// Runs a query (see the module docs and [`query`] for the language). Never fails: a query
+/// that does not parse is read as plain words, and one with nothing to search gets no hits.
+pub fn search(graph: &Graph, query: &str, options: &Options<'_>) -> Results {
+    let Some(node) = query::parse(query) else {
+        return Results::default();
+    };
+    run(graph, &node, options)
+}
+
+/// Runs a parsed query.
+#[inline(never)]
+pub fn run(graph: &Graph, node: &Node, options: &Options<'_>) -> Results {
+    let index = graph.search_index();
+    let typed = options
+        .entity_type
+        .map(|t| eval::typed(index, &text::token_list(t)));
+    let filter = typed.as_deref();
+    if filter.is_some_and(|f| f.is_empty()) {
+        return Results::default();
+    }
+    let want = options.offset.saturating_add(options.limit).max(1);
+    let mut mode = Mode {
+        typos: false,
+        relaxed: false,
+        prefix_min: PREFIX_MIN,
+    };
+    let mut hits = eval::run(index, node, mode, filter, false).unwrap_or_default();
+    if hits.len() < want && eval::has_typo_words(node) {
+        mode.typos = true;
+        if let Some(more) = eval::run(index, node, mode, filter, true) {
+            hits = more;
+        }
+    }
+    if hits.is_empty() && eval::has_implicit_and(node) {
+        mode.typos = true;
+        mode.relaxed = true;
+        hits = eval::run(index, node, mode, filter, false).unwrap_or_default();
+    }
+    // Best first, ties in insertion order: (score descending, slot) as one `u64` key per
+    // hit (scores are never negative, so their bits order like them), and only the keys of
+    // the page and those before it are sorted.
+    let total = hits.len();
+    let end = want.min(total);
+    let keys = (hits.iter()).map(|h| u64::from(!h.score.to_bits()) << 32 | u64::from(h.doc));
+    let hits = sort::smallest(keys, end)
+        .into_iter()
+        .skip(options.offset)
+        .take(options.limit)
+        .filter_map(|k| {
+            let at = hits.binary_search_by_key(&(k as u32), |h| h.doc).ok()?;
+            let h = &hits[at];
+            Some(Found {
+                id: EntityId::from_slot(h.doc),
+                score: h.score,
+                fields: h.fields,
+            })
+        })
+        .collect();
+    Results { hits, total }
+}
+
+/// Orders `candidates` by relevance to `query`, best first; candidates the query's words do
+/// not reach (by token or token prefix: a match inside a word) keep their order at the end,
+/// and ties keep the order they came in. For `search_nodes`, whose substring match decides
+/// the set: this only orders it.
+pub fn rank(graph: &Graph, candidates: &[EntityId], query: &str) -> Vec<EntityId> {
+    let Some(node) = query::plain(query) else {
+        return candidates.to_vec();
+    };
+    let index = graph.search_index();
+    let mut slots: Vec<u32> = candidates.iter().map(|id| id.slot()).collect();
+    slots.sort_unstable();
+    slots.dedup();
+    let mode = Mode {
+        typos: false,
+        relaxed: true,
+        prefix_min: 1,
+    };
+    let hits = eval::run(index, &node, mode, Some(&slots), false).unwrap_or_default();
+    let score = |id: &EntityId| {
+        let slot = id.slot();
+        hits.binary_search_by_key(&slot, |h| h.doc)
+            .map_or(0.0, |i| hits[i].score)
+    };
+    // Best first, ties in the given order: one sort of (score descending, index) keys.
+    // Scores are never negative, so their bits order like them.
+    let mut keys: Vec<u64> = (candidates.iter().enumerate())
+        .map(|(i, id)| u64::from(!score(id).to_bits()) << 32 | i as u64)
+        .collect();
+    sort::by_u64(&mut keys, |&k| k);
+    keys.into_iter()
+        .map(|k| candidates[(k & u64::from(u32::MAX)) as usize])
+        .collect()
+}

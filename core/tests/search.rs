@@ -1,0 +1,824 @@
+//! The ranked `search` tool: the relevance test set (`tests/relevance/queries.json`), and
+//! its behaviour under changes, odd queries and paging. The speed and memory figures at
+//! 40,000 entities are an ignored test:
+//!
+//! ```text
+//! cargo test --release -p mcp-memory-core --test search -- --ignored --nocapture
+//! ```
+
+mod common;
+
+use common::*;
+use mcp_memory_core::Memory;
+use mcp_memory_core::graph::{EntityId, Graph};
+use mcp_memory_core::record::{NewEntity, Observations, Record, Triple};
+use mcp_memory_core::search::{self, Options};
+use proptest::prelude::*;
+use serde_json::{Value, json};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicIsize, Ordering};
+
+const RELEVANCE: &str = include_str!("../../tests/relevance/queries.json");
+
+/// Counts live heap bytes, for the memory figure of the speed test.
+struct Counting;
+
+static LIVE_BYTES: AtomicIsize = AtomicIsize::new(0);
+
+// SAFETY: forwards every call to the system allocator unchanged.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        LIVE_BYTES.fetch_add(layout.size() as isize, Ordering::Relaxed);
+        // SAFETY: the caller's contract is passed on.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE_BYTES.fetch_sub(layout.size() as isize, Ordering::Relaxed);
+        // SAFETY: the caller's contract is passed on.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        LIVE_BYTES.fetch_add(
+            new_size as isize - layout.size() as isize,
+            Ordering::Relaxed,
+        );
+        // SAFETY: the caller's contract is passed on.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+fn fresh() -> (Memory<MemLog>, MemLog) {
+    let log = MemLog::new();
+    (open(log.clone()), log)
+}
+
+fn create(memory: &mut Memory<MemLog>, entities: &[Value]) {
+    call_ok(memory, "create_entities", json!({ "entities": entities }));
+}
+
+fn search_args(memory: &mut Memory<MemLog>, args: Value) -> Value {
+    call_ok(memory, "search", args)
+}
+
+fn search(memory: &mut Memory<MemLog>, query: &str) -> Value {
+    search_args(memory, json!({ "query": query }))
+}
+
+/// Names of the hits, best first.
+fn names(result: &Value) -> Vec<String> {
+    result["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .map(|h| h["name"].as_str().expect("name").to_string())
+        .collect()
+}
+
+fn found(memory: &mut Memory<MemLog>, query: &str) -> Vec<String> {
+    names(&search(memory, query))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Relevance
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn relevance_test_set() {
+    let set: Value = serde_json::from_str(RELEVANCE).expect("queries.json is JSON");
+    let (mut m, _) = fresh();
+    create(&mut m, set["entities"].as_array().expect("entities"));
+    let mut failures = Vec::new();
+    let queries = set["queries"].as_array().expect("queries");
+    for q in queries {
+        let query = q["query"].as_str().expect("query");
+        let top = q["top"].as_u64().expect("top") as usize;
+        let mut args = json!({ "query": query, "limit": 100 });
+        if let Some(t) = q.get("entityType") {
+            args["entityType"] = t.clone();
+        }
+        let result = search_args(&mut m, args);
+        let hits = names(&result);
+        let total = result["total"].as_u64().expect("total");
+        if std::env::var_os("RELEVANCE_VERBOSE").is_some() {
+            let top: Vec<String> = result["hits"].as_array().expect("hits")[..hits.len().min(5)]
+                .iter()
+                .map(|h| format!("{} {} {}", h["name"], h["score"], h["matched"]))
+                .collect();
+            println!("{query:?} ({total}): {}", top.join(" | "));
+        }
+        let mut fail = |why: String| failures.push(format!("{query:?}: {why}; got {hits:?}"));
+        for want in q["expect"].as_array().expect("expect") {
+            let want = want.as_str().expect("name");
+            if !hits.iter().take(top).any(|h| h == want) {
+                fail(format!("{want:?} not in the top {top}"));
+            }
+        }
+        for not in q
+            .get("absent")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if hits.iter().any(|h| h == not.as_str().expect("name")) {
+                fail(format!("{not} is hit"));
+            }
+        }
+        if let Some(want) = q.get("total").and_then(Value::as_u64)
+            && total != want
+        {
+            fail(format!("total {total}, not {want}"));
+        }
+        if let Some(min) = q.get("minTotal").and_then(Value::as_u64)
+            && total < min
+        {
+            fail(format!("total {total} below {min}"));
+        }
+        if let Some(t) = q.get("allType").and_then(Value::as_str) {
+            for h in result["hits"].as_array().expect("hits") {
+                if h["entityType"] != t {
+                    fail(format!("{} is a {}", h["name"], h["entityType"]));
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} queries failed:\n{}",
+        failures.len(),
+        queries.len(),
+        failures.join("\n")
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Result shape
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn hits_report_entity_score_and_matched_fields() {
+    let (mut m, _) = fresh();
+    create(
+        &mut m,
+        &[
+            entity("Alice", "person", &["works with Bob"]),
+            entity("Bob", "person", &["likes tea"]),
+        ],
+    );
+    let result = call(&mut m, "search", json!({"query": "bob"}));
+    let structured = &result["structuredContent"];
+    let text = text(&result);
+    assert_eq!(
+        serde_json::from_str::<Value>(text).unwrap(),
+        *structured,
+        "the text is the structured content"
+    );
+    assert_eq!(structured["total"], 2);
+    let hits = structured["hits"].as_array().unwrap();
+    assert_eq!(hits[0]["name"], "Bob");
+    assert_eq!(hits[0]["entityType"], "person");
+    assert_eq!(hits[0]["observations"], json!(["likes tea"]));
+    assert_eq!(hits[0]["matched"], json!(["name"]));
+    assert_eq!(hits[1]["matched"], json!(["observations"]));
+    let (a, b) = (
+        hits[0]["score"].as_f64().unwrap(),
+        hits[1]["score"].as_f64().unwrap(),
+    );
+    assert!(a > b && b > 0.0);
+    for s in [a, b] {
+        assert_eq!(
+            (s * 10_000.0).round() / 10_000.0,
+            s,
+            "rounded to 4 decimals"
+        );
+    }
+    let both = search(&mut m, "person bob");
+    assert_eq!(both["hits"][0]["matched"], json!(["name", "entityType"]));
+}
+
+#[test]
+fn the_tool_is_listed_read_only() {
+    let (mut m, _) = fresh();
+    let list = request(&mut m, "tools/list", json!({}));
+    let tools = list["result"]["tools"].as_array().unwrap();
+    let tool = tools
+        .iter()
+        .find(|t| t["name"] == "search")
+        .expect("listed");
+    assert_eq!(tool["annotations"]["readOnlyHint"], true);
+    assert_eq!(tool["inputSchema"]["required"], json!(["query"]));
+    let err = call_err(&mut m, "search", json!({"query": 5}));
+    assert!(err.contains("expected string"), "{err}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Changes
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn the_index_follows_every_change() {
+    let (mut m, log) = fresh();
+    create(
+        &mut m,
+        &[
+            entity("Alice", "person", &["plays chess"]),
+            entity("Bob", "person", &[]),
+        ],
+    );
+    assert_eq!(found(&mut m, "chess"), ["Alice"]); // builds the index
+    call_ok(
+        &mut m,
+        "add_observations",
+        json!({"observations": [{"entityName": "Bob", "contents": ["plays chess badly", "owns a zeppelin"]}]}),
+    );
+    assert_eq!(found(&mut m, "zeppelin"), ["Bob"]);
+    assert_eq!(found(&mut m, "chess"), ["Alice", "Bob"]);
+    assert_eq!(found(&mut m, "\"chess badly\""), ["Bob"]);
+    call_ok(
+        &mut m,
+        "delete_observations",
+        json!({"deletions": [{"entityName": "Bob", "observations": ["plays chess badly"]}]}),
+    );
+    assert_eq!(found(&mut m, "chess"), ["Alice"]);
+    assert_eq!(found(&mut m, "badly"), Vec::<String>::new());
+    assert_eq!(
+        found(&mut m, "zeppelin"),
+        ["Bob"],
+        "the kept observation stays"
+    );
+    call_ok(&mut m, "delete_entities", json!({"entityNames": ["Alice"]}));
+    assert_eq!(found(&mut m, "chess"), Vec::<String>::new());
+    assert_eq!(found(&mut m, "alice"), Vec::<String>::new());
+    create(&mut m, &[entity("Carol", "robot", &["plays chess"])]);
+    assert_eq!(found(&mut m, "chess"), ["Carol"]);
+    assert_eq!(found(&mut m, "type:robot"), ["Carol"]);
+
+    // A restart replays the log and builds the index afresh: the same answers.
+    let queries = [
+        "chess",
+        "zeppelin",
+        "person",
+        "bob",
+        "pla",
+        "-bob",
+        "carol OR bob",
+    ];
+    let live: Vec<Value> = queries.iter().map(|q| search(&mut m, q)).collect();
+    let mut again = open(log.reopened());
+    let replayed: Vec<Value> = queries.iter().map(|q| search(&mut again, q)).collect();
+    assert_eq!(live, replayed);
+}
+
+#[test]
+fn duplicate_observations_are_indexed_and_deleted_together() {
+    let (mut m, _) = fresh();
+    create(&mut m, &[entity("A", "t", &["echo", "echo", "other"])]);
+    assert_eq!(found(&mut m, "echo"), ["A"]);
+    call_ok(
+        &mut m,
+        "delete_observations",
+        json!({"deletions": [{"entityName": "A", "observations": ["echo"]}]}),
+    );
+    assert_eq!(found(&mut m, "echo"), Vec::<String>::new());
+    assert_eq!(found(&mut m, "other"), ["A"]);
+}
+
+#[test]
+fn a_repacked_graph_is_searched_correctly() {
+    let (mut m, _) = fresh();
+    for batch in 0..3 {
+        let many: Vec<Value> = (batch * 1000..(batch + 1) * 1000)
+            .map(|i| entity(&format!("e{i}"), "t", &[&format!("word{} common", i % 7)]))
+            .collect();
+        create(&mut m, &many);
+    }
+    assert_eq!(search(&mut m, "common")["total"], 3000);
+    // Deleting most entities re-packs the arenas (renumbering ids).
+    for batch in 0..3 {
+        let doomed: Vec<String> = (batch * 1000..((batch + 1) * 1000).min(2900))
+            .map(|i| format!("e{i}"))
+            .collect();
+        call_ok(&mut m, "delete_entities", json!({ "entityNames": doomed }));
+    }
+    assert_eq!(search(&mut m, "common")["total"], 100);
+    assert_eq!(found(&mut m, "e2950"), ["e2950"]);
+    call_ok(
+        &mut m,
+        "add_observations",
+        json!({"observations": [{"entityName": "e2999", "contents": ["unique marker"]}]}),
+    );
+    assert_eq!(found(&mut m, "marker"), ["e2999"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Odd queries
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn empty_and_punctuation_only_queries_find_nothing_without_error() {
+    let (mut m, _) = fresh();
+    create(&mut m, &[entity("A", "t", &["x y"])]);
+    for q in [
+        "", "   ", "?!...", "-", "--", "\"\"", "()", "NOT", "AND OR", "name:", "'",
+    ] {
+        let result = search(&mut m, q);
+        assert_eq!(result, json!({"hits": [], "total": 0}), "{q:?}");
+    }
+}
+
+#[test]
+fn queries_that_do_not_parse_are_plain_words() {
+    let (mut m, _) = fresh();
+    create(
+        &mut m,
+        &[
+            entity("Alice Jones", "person", &["likes red apples"]),
+            entity("Bob", "person", &["likes apples"]),
+        ],
+    );
+    for (q, plain) in [
+        ("\"red apples", "red apples"),
+        ("apples AND", "apples"),
+        ("OR alice", "alice"),
+        ("(alice", "alice"),
+        ("alice)", "alice"),
+        ("NOT", ""),
+        ("red NOT", "red"),
+    ] {
+        assert_eq!(search(&mut m, q), search(&mut m, plain), "{q:?}");
+    }
+    assert_eq!(found(&mut m, "\"red apples"), ["Alice Jones"]);
+}
+
+#[test]
+fn operators_and_filters() {
+    let (mut m, _) = fresh();
+    create(
+        &mut m,
+        &[
+            entity("Red Apple", "fruit", &["grows on trees"]),
+            entity("Green Pear", "fruit", &["red when ripe"]),
+            entity("Apple Inc", "company", &["makes phones"]),
+        ],
+    );
+    assert_eq!(found(&mut m, "name:red"), ["Red Apple"]);
+    assert_eq!(found(&mut m, "obs:red"), ["Green Pear"]);
+    assert_eq!(found(&mut m, "apple -type:company"), ["Red Apple"]);
+    assert_eq!(found(&mut m, "apple NOT fruit"), ["Apple Inc"]);
+    assert_eq!(found(&mut m, "phones OR trees").len(), 2);
+    assert_eq!(found(&mut m, "\"apple red\""), Vec::<String>::new());
+    assert_eq!(found(&mut m, "\"red apple\""), ["Red Apple"]);
+    assert_eq!(found(&mut m, "(red OR green) pear"), ["Green Pear"]);
+    assert_eq!(found(&mut m, "-fruit"), ["Apple Inc"], "only an exclusion");
+    assert_eq!(
+        found(&mut m, "apple -phone"),
+        ["Red Apple", "Apple Inc"],
+        "an exclusion is exact: 'phone' is not 'phones'"
+    );
+    assert_eq!(found(&mut m, "apple -phones"), ["Red Apple"]);
+    let typed = search_args(&mut m, json!({"query": "apple", "entityType": "FRUIT"}));
+    assert_eq!(names(&typed), ["Red Apple"]);
+    let none = search_args(
+        &mut m,
+        json!({"query": "apple", "entityType": "fruit basket"}),
+    );
+    assert_eq!(none["total"], 0);
+}
+
+#[test]
+fn a_phrase_does_not_span_two_observations_or_fields() {
+    let (mut m, _) = fresh();
+    create(
+        &mut m,
+        &[entity("New", "York", &["ends with new", "york starts"])],
+    );
+    assert_eq!(found(&mut m, "\"new york\""), Vec::<String>::new());
+    assert_eq!(found(&mut m, "\"with new\""), ["New"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Paging
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn limit_and_offset_page_through_the_ranking() {
+    let (mut m, _) = fresh();
+    let many: Vec<Value> = (0..150)
+        .map(|i| {
+            let obs = "topic ".repeat(1 + i % 5) + &format!("filler {i}");
+            entity(&format!("n{i}"), "t", &[&obs])
+        })
+        .collect();
+    create(&mut m, &many);
+    let all = search_args(&mut m, json!({"query": "topic", "limit": 100}));
+    assert_eq!(all["total"], 150);
+    assert_eq!(all["hits"].as_array().unwrap().len(), 100);
+    let rest = search_args(
+        &mut m,
+        json!({"query": "topic", "limit": 100, "offset": 100}),
+    );
+    assert_eq!(rest["hits"].as_array().unwrap().len(), 50);
+    let mut paged = Vec::new();
+    for page in 0..15 {
+        let r = search_args(
+            &mut m,
+            json!({"query": "topic", "limit": 10, "offset": page * 10}),
+        );
+        assert_eq!(r["total"], 150);
+        paged.extend(names(&r));
+    }
+    let mut whole = names(&all);
+    whole.extend(names(&rest));
+    assert_eq!(paged, whole);
+    let scores: Vec<f64> = all["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["score"].as_f64().unwrap())
+        .collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "best first");
+    // Ties keep insertion order: n4, n9, n14... have the same text length and tf.
+    let top: Vec<String> = whole.iter().take(3).cloned().collect();
+    assert_eq!(top, ["n4", "n9", "n14"]);
+    let default = search(&mut m, "topic");
+    assert_eq!(default["hits"].as_array().unwrap().len(), 10);
+    let err = call_err(&mut m, "search", json!({"query": "topic", "limit": 1000}));
+    assert_eq!(
+        err, "limit must be at most 100",
+        "a limit over the cap is refused, not clamped"
+    );
+    let past = search_args(&mut m, json!({"query": "topic", "offset": 500}));
+    assert_eq!(past, json!({"hits": [], "total": 150}));
+}
+
+// ---------------------------------------------------------------------------------------------
+// rank (the order for search_nodes)
+// ---------------------------------------------------------------------------------------------
+
+fn graph_of_names(items: &[(&str, &str, &[&str])]) -> Graph {
+    let mut g = Graph::default();
+    g.apply(&Record::CreateEntities(
+        items
+            .iter()
+            .map(|&(name, entity_type, obs)| NewEntity {
+                name,
+                entity_type,
+                observations: obs.to_vec(),
+            })
+            .collect(),
+    ));
+    g
+}
+
+#[test]
+fn rank_orders_a_given_set_by_relevance_stably() {
+    let g = graph_of_names(&[
+        ("Notes", "doc", &["mentions alice once"]),
+        ("Malice", "word", &[]),
+        ("Alice", "person", &[]),
+        ("Bob", "person", &["friend of alice", "alice alice"]),
+        ("Palace", "place", &["x"]),
+    ]);
+    let ids: Vec<EntityId> = g.entities().map(|(id, _)| id).collect();
+    let name = |id: EntityId| g.text(g.entity(id).name).to_string();
+    let ranked: Vec<String> = search::rank(&g, &ids, "alice")
+        .into_iter()
+        .map(name)
+        .collect();
+    // Name match first, then observations by BM25; no token match ("Malice", "Palace")
+    // keeps insertion order at the end.
+    assert_eq!(ranked, ["Alice", "Bob", "Notes", "Malice", "Palace"]);
+    // Only the given candidates, in the given order when nothing distinguishes them.
+    let some = [ids[4], ids[1]];
+    assert_eq!(search::rank(&g, &some, "alice"), some);
+    assert_eq!(search::rank(&g, &some, ""), some);
+    assert_eq!(search::rank(&g, &[], "alice"), Vec::<EntityId>::new());
+    let prefix: Vec<String> = search::rank(&g, &ids, "ali")
+        .into_iter()
+        .map(name)
+        .collect();
+    assert_eq!(prefix[0], "Alice");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The incremental index equals a fresh one
+// ---------------------------------------------------------------------------------------------
+
+#[derive(Debug, Clone)]
+enum Op {
+    Create(String, String, Vec<String>),
+    Add(usize, Vec<String>),
+    DeleteObs(usize, Vec<String>),
+    Delete(usize),
+    Relate(usize, usize),
+}
+
+fn text_strategy() -> impl Strategy<Value = String> {
+    "(ab|ba|abc|cab|zoë|zoe|x|Ab-ab|)( (ab|ba|abc|x|zoë|Ab|y)){0,3}"
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        (
+            text_strategy(),
+            "(t|u|T)",
+            prop::collection::vec(text_strategy(), 0..3)
+        )
+            .prop_map(|(n, t, o)| Op::Create(n, t, o)),
+        (0..8usize, prop::collection::vec(text_strategy(), 1..3)).prop_map(|(i, o)| Op::Add(i, o)),
+        (0..8usize, prop::collection::vec(text_strategy(), 1..3))
+            .prop_map(|(i, o)| Op::DeleteObs(i, o)),
+        (0..8usize).prop_map(Op::Delete),
+        (0..8usize, 0..8usize).prop_map(|(a, b)| Op::Relate(a, b)),
+    ]
+}
+
+fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
+/// Names, scores and matched fields of a search.
+fn outcome(g: &Graph, query: &str) -> (Vec<(String, u32, u8)>, usize) {
+    let options = Options {
+        limit: 100,
+        ..Options::default()
+    };
+    let r = search::search(g, query, &options);
+    let hits = r
+        .hits
+        .iter()
+        .map(|f| {
+            (
+                g.text(g.entity(f.id).name).to_string(),
+                f.score.to_bits(),
+                f.fields,
+            )
+        })
+        .collect();
+    (hits, r.total)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(64)))]
+
+    /// Whatever the history, an index kept up to date since an early search answers
+    /// exactly (same hits, bit-identical scores) like one built afresh at the end.
+    #[test]
+    fn incremental_index_equals_a_fresh_one(
+        ops in prop::collection::vec(op(), 1..40),
+        early in 0..40usize,
+    ) {
+        let queries = ["ab", "a", "abc", "zoe", "ab ba", "\"ab ba\"", "ab -x", "abx",
+                       "type:t", "name:ab", "ab OR y", "-ab", "cba"];
+        let mut live = Graph::default();
+        let mut records: Vec<Vec<u8>> = Vec::new();
+        for (step, op) in ops.iter().enumerate() {
+            if step == early {
+                outcome(&live, "ab");
+            }
+            let names: Vec<String> = live.entities().map(|(_, e)| live.text(e.name).to_string()).collect();
+            let pick = |i: &usize| names.get(i % names.len().max(1)).cloned().unwrap_or_default();
+            let (a, b);
+            let record = match op {
+                Op::Create(n, t, o) => Record::CreateEntities(vec![NewEntity {
+                    name: n, entity_type: t, observations: strs(o) }]),
+                Op::Add(i, o) => { a = pick(i); Record::AddObservations(vec![Observations {
+                    entity: &a, contents: strs(o) }]) }
+                Op::DeleteObs(i, o) => { a = pick(i); Record::DeleteObservations(vec![Observations {
+                    entity: &a, contents: strs(o) }]) }
+                Op::Delete(i) => { a = pick(i); Record::DeleteEntities(vec![&a]) }
+                Op::Relate(i, j) => { a = pick(i); b = pick(j); Record::CreateRelations(vec![Triple {
+                    from: &a, to: &b, relation_type: "r" }]) }
+            };
+            live.apply(&record);
+            records.push(record.encode());
+        }
+        let mut replayed = Graph::default();
+        for r in &records {
+            replayed.apply(&Record::decode(r).unwrap());
+        }
+        for q in queries {
+            prop_assert_eq!(outcome(&live, q), outcome(&replayed, q), "query {:?}", q);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Speed and memory at 40,000 entities
+// ---------------------------------------------------------------------------------------------
+
+/// The benchmark's entity `i` (host-native/benches/core_ops.rs): a name, one of 17 types,
+/// three observations; every 1000th carries a rare word.
+fn bench_entity(i: usize) -> (String, String, Vec<String>) {
+    let rare = if i % 1000 == 7 {
+        format!(" rareword{}", i / 1000)
+    } else {
+        String::new()
+    };
+    (
+        format!("entity-{i}"),
+        format!("type{}", i % 17),
+        vec![
+            format!("observation one of {i} mentions common text{rare}"),
+            format!("lives in city {} and works on project {}", i % 101, i % 211),
+            format!("note {i}: prefers tea over coffee"),
+        ],
+    )
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Median microseconds of `op` over `n` runs.
+fn time(n: usize, mut op: impl FnMut()) -> f64 {
+    median(
+        (0..n)
+            .map(|_| {
+                let t = std::time::Instant::now();
+                op();
+                t.elapsed().as_secs_f64() * 1e6
+            })
+            .collect(),
+    )
+}
+
+#[test]
+#[ignore = "timing: run in release with --ignored --nocapture"]
+fn speed_at_40k_entities() {
+    let (n, rels) = (40_000, 120_000);
+    let mut records = Vec::new();
+    for start in (0..n).step_by(100) {
+        let batch: Vec<_> = (start..(start + 100).min(n)).map(bench_entity).collect();
+        let list = batch
+            .iter()
+            .map(|(name, t, obs)| NewEntity {
+                name,
+                entity_type: t,
+                observations: obs.iter().map(String::as_str).collect(),
+            })
+            .collect();
+        records.push(Record::CreateEntities(list).encode());
+    }
+    for start in (0..rels).step_by(100) {
+        let triples: Vec<(String, String, String)> = (start..(start + 100).min(rels))
+            .map(|k| {
+                (
+                    format!("entity-{}", k % n),
+                    format!("entity-{}", (k * 7 + 13) % n),
+                    format!("rel{}", k / n),
+                )
+            })
+            .collect();
+        let list = triples
+            .iter()
+            .map(|(from, to, r)| Triple {
+                from,
+                to,
+                relation_type: r,
+            })
+            .collect();
+        records.push(Record::CreateRelations(list).encode());
+    }
+    let start = LIVE_BYTES.load(Ordering::Relaxed);
+    let t = std::time::Instant::now();
+    let mut g = Graph::default();
+    for r in &records {
+        g.apply(&Record::decode(r).unwrap());
+    }
+    let replay = t.elapsed();
+    let graph_bytes = LIVE_BYTES.load(Ordering::Relaxed) - start;
+    let before = LIVE_BYTES.load(Ordering::Relaxed);
+    let t = std::time::Instant::now();
+    let index = g.search_index();
+    let build = t.elapsed();
+    let bytes = LIVE_BYTES.load(Ordering::Relaxed) - before;
+    let t = std::time::Instant::now();
+    search::search(&g, "rareword3", &Options::default());
+    let first = t.elapsed();
+    println!(
+        "graph {} bytes/entity (with 3 relations each); replay {replay:.1?}; index build {build:.1?} ({} terms, {} bytes/entity allocated, {} by capacity); first search (sorts the terms) {first:.1?}",
+        graph_bytes / n as isize,
+        index.term_count(),
+        bytes / n as isize,
+        index.heap_bytes() / n
+    );
+    let page = |limit| Options {
+        limit,
+        ..Options::default()
+    };
+    let cases = [
+        ("rareword3", 10),
+        ("rareword3", 1),
+        ("rareword3", 20),
+        ("entity-12345", 10),
+        ("zebra", 10),
+        ("coffeee", 10),
+        ("obsrvation", 10),
+        ("coffee", 20),
+        ("common text", 20),
+        ("type5 tea", 20),
+        ("\"prefers tea\"", 20),
+        ("city -coffee", 20),
+        ("type", 20),
+        ("no", 20),
+        ("coffee zebra", 20),
+        ("type5 OR type6", 20),
+    ];
+    for (q, limit) in cases {
+        let r = search::search(&g, q, &page(limit));
+        let us = time(51, || {
+            std::hint::black_box(search::search(&g, q, &page(limit)));
+        });
+        println!("search {q:?} limit {limit}: {us:.1} µs ({} hits)", r.total);
+    }
+    let names: Vec<EntityId> = g.entities().map(|(id, _)| id).take(2000).collect();
+    let us = time(21, || {
+        std::hint::black_box(search::rank(&g, &names, "entity"));
+    });
+    println!("rank 2000 candidates: {us:.1} µs");
+
+    // Through the tool (JSON in and out), and an update while the index is live.
+    let mut m = open(MemLog::starting_with(mcp_memory_core::Contents::Records(
+        records.clone(),
+    )));
+    search(&mut m, "warm");
+    for (q, limit) in [("rareword3", 10), ("coffee", 20)] {
+        let us = time(51, || {
+            std::hint::black_box(call_ok(
+                &mut m,
+                "search",
+                json!({"query": q, "limit": limit}),
+            ));
+        });
+        println!("tool search {q:?} limit {limit}: {us:.1} µs");
+    }
+    let mut k = 0;
+    let us = time(51, || {
+        k += 1;
+        create(
+            &mut m,
+            &[entity(&format!("new-{k}"), "t", &["fresh words here"])],
+        );
+    });
+    println!("create_entities (1 entity, index live): {us:.1} µs");
+    assert!(first.as_secs_f64() < 1.0);
+    drop(m);
+    drop(g);
+
+    // Typo lookups in a large vocabulary: 40,000 entities whose observations draw from
+    // 60,000 made-up words of 4 to 11 letters.
+    let mut rng = CrashRng::new(7);
+    let vocabulary: Vec<String> = (0..60_000)
+        .map(|_| {
+            let len = 4 + rng.up_to(7);
+            (0..len)
+                .map(|_| (b'a' + rng.up_to(25) as u8) as char)
+                .collect()
+        })
+        .collect();
+    let mut g = Graph::default();
+    for start in (0..n).step_by(100) {
+        let texts: Vec<String> = (start..start + 100)
+            .map(|_| {
+                (0..10)
+                    .map(|_| {
+                        let max = rng.up_to(59_999);
+                        vocabulary[rng.up_to(max)].as_str()
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        let names: Vec<String> = (start..start + 100).map(|i| format!("w{i}")).collect();
+        g.apply(&Record::CreateEntities(
+            (0..100)
+                .map(|k| NewEntity {
+                    name: &names[k],
+                    entity_type: "t",
+                    observations: vec![&texts[k]],
+                })
+                .collect(),
+        ));
+    }
+    let index = g.search_index();
+    println!("made-up vocabulary: {} terms", index.term_count());
+    let word = &vocabulary[123];
+    let typo5 = "qzxwv".to_string();
+    let typo9 = "qzxwvutsr".to_string();
+    let mut swapped: Vec<char> = word.chars().collect();
+    swapped.swap(1, 2);
+    let swapped: String = swapped.into_iter().collect();
+    for q in [word.as_str(), &swapped, &typo5, &typo9] {
+        let r = search::search(&g, q, &Options::default());
+        let us = time(51, || {
+            std::hint::black_box(search::search(&g, q, &Options::default()));
+        });
+        println!("search {q:?}: {us:.1} µs ({} hits)", r.total);
+    }
+}
