@@ -13,6 +13,7 @@ import {
   CORE_FIXTURES,
   EVERY_RECORD_SESSIONS,
   MAGIC,
+  assertCatalog,
   REFERENCE_JSONL,
   entity,
   everyRecordGraph,
@@ -249,20 +250,7 @@ test('handle() takes raw JSON-RPC strings or objects and returns the lines to se
     assert.deepEqual(memory.handle('garbage'), [], 'a line that is not JSON gets no reply');
 
     const tools = JSON.parse(memory.handle({ jsonrpc: '2.0', id: 2, method: 'tools/list' })[0]).result.tools;
-    assert.deepEqual(
-      tools.map((t) => t.name),
-      [
-        'create_entities',
-        'create_relations',
-        'add_observations',
-        'delete_entities',
-        'delete_observations',
-        'delete_relations',
-        'read_graph',
-        'search_nodes',
-        'open_nodes',
-      ],
-    );
+    assertCatalog(tools);
 
     // A tool result: structuredContent, and the reference's text, JSON.stringify(x, null, 2)
     // of the created list (of the graph for the reads).

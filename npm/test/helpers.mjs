@@ -362,3 +362,23 @@ export function everyRecordGraph() {
     relations: [relation('Alice', 'Bob', 'knows'), relation('Dave', 'Alice', 'likes')],
   };
 }
+
+/** The reference server's nine tools, in its order: mcp-memory lists them first. */
+export const REFERENCE_TOOLS = [
+  'create_entities',
+  'create_relations',
+  'add_observations',
+  'delete_entities',
+  'delete_observations',
+  'delete_relations',
+  'read_graph',
+  'search_nodes',
+  'open_nodes',
+];
+
+/** Asserts a tools/list result: the reference's nine first, then mcp-memory's own (search among them). */
+export function assertCatalog(tools) {
+  const names = tools.map((t) => (typeof t === 'string' ? t : t.name));
+  assert.deepEqual(names.slice(0, 9), REFERENCE_TOOLS);
+  for (const own of ['upsert_entities', 'merge_entities', 'find_path', 'search']) assert.ok(names.includes(own), `${own} is listed`);
+}
