@@ -27,8 +27,13 @@ trait Target {
 type Native = Memory<FileLog<FsDisk>>;
 
 impl Target for Native {
+    /// Holds the file's lock around the call, as the hosts do (the log refuses writes
+    /// without it).
     fn handle(&mut self, message: &str) -> Vec<String> {
-        Memory::handle(self, message)
+        self.log_mut().lock().expect("lock the memory file");
+        let replies = Memory::handle(self, message);
+        self.log_mut().unlock();
+        replies
     }
 }
 
@@ -174,8 +179,11 @@ fn run(label: &str, target: &mut impl Target, entities: usize) -> Vec<(&'static 
 }
 
 fn open_native(path: &Path) -> Native {
-    let log = open_log(path, Durability::Background).expect("open log");
-    Memory::open(log).expect("open memory").0
+    let mut log = open_log(path, Durability::Background).expect("open log");
+    log.lock().expect("lock the memory file");
+    let mut memory = Memory::open(log).expect("open memory").0;
+    memory.log_mut().unlock();
+    memory
 }
 
 fn open_component(path: &Path) -> Server {
