@@ -284,8 +284,8 @@ fn mass_deletion_repack_keeps_order_indexes_and_replay() {
         "xyz",
     ] {
         assert_eq!(
-            call_ok(&mut memory, "search_nodes", json!({ "query": q })),
-            model.search_nodes(q),
+            unordered(&call_ok(&mut memory, "search_nodes", json!({ "query": q }))),
+            unordered(&model.search_nodes(q)),
             "search_nodes {q:?} after the repack"
         );
     }

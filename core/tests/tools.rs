@@ -1488,6 +1488,23 @@ fn import_of_a_corrupt_log_changes_nothing() {
     assert_eq!(log.len(), 1);
 }
 
+/// search_nodes answers the reference's set, best match first: a name beats an observation,
+/// a whole word beats the start of one, and a match inside a word comes last.
+#[test]
+fn search_nodes_orders_the_reference_set_by_relevance() {
+    let (mut m, _) = fresh();
+    create(
+        &mut m,
+        &[
+            entity("Ann", "person", &["collects steam engines"]),
+            entity("Bo", "person", &["drinks green tea daily"]),
+            entity("Tea", "drink", &[]),
+            entity("Cy", "person", &["owns a teapot"]),
+        ],
+    );
+    assert_eq!(names(&search(&mut m, "tea")), ["Tea", "Bo", "Cy", "Ann"]);
+}
+
 // ---------------------------------------------------------------------------------------------
 // compact
 // ---------------------------------------------------------------------------------------------

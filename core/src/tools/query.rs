@@ -7,6 +7,7 @@ use alloc::vec::Vec;
 use super::output;
 use super::view::{self, View};
 use crate::graph::{EntityId, Graph, RelationId};
+use crate::search;
 use crate::substring::Needle;
 
 fn everything(graph: &Graph) -> (Vec<EntityId>, Vec<RelationId>) {
@@ -42,7 +43,9 @@ fn subgraph(graph: &Graph, entities: &[EntityId], bounds: &View<'_>) -> Result<S
 }
 
 /// search_nodes: entities whose name, type or an observation contains the query, compared
-/// after JavaScript's `toLowerCase` (not case folding); the empty query matches everything.
+/// after JavaScript's `toLowerCase` (not case folding) — the reference's set, found through
+/// the trigram index — ordered by relevance (`search::rank`: best first, ties and matches
+/// inside words in graph order); the empty query matches everything.
 pub fn search_nodes(graph: &Graph, query: &str, bounds: &View<'_>) -> Result<String, String> {
     let needle = query.to_lowercase();
     let matcher = Needle::new(&needle);
@@ -64,7 +67,7 @@ pub fn search_nodes(graph: &Graph, query: &str, bounds: &View<'_>) -> Result<Str
             .map(|(id, _)| id)
             .collect(),
     };
-    subgraph(graph, &found, bounds)
+    subgraph(graph, &search::rank(graph, &found, query), bounds)
 }
 
 /// open_nodes: the entities with these exact names, in graph order, and every relation
@@ -87,7 +90,7 @@ mod tests {
     use alloc::vec;
     use proptest::prelude::*;
 
-    /// Names of the entities search_nodes returns.
+    /// Names of the entities search_nodes returns, sorted.
     fn found(graph: &Graph, query: &str) -> Vec<String> {
         let result: serde_json::Value =
             serde_json::from_str(&search_nodes(graph, query, &View::default()).unwrap()).unwrap();
@@ -96,10 +99,11 @@ mod tests {
             .unwrap()
             .iter()
             .map(|e| e["name"].as_str().unwrap().into())
-            .collect()
+            .sorted()
     }
 
-    /// What a scan of every field finds (the reference's definition).
+    /// What a scan of every field finds (the reference's definition), sorted: search_nodes
+    /// orders its answer by relevance, so the two are compared as sets.
     fn scanned(graph: &Graph, query: &str) -> Vec<String> {
         let q = query.to_lowercase();
         graph
@@ -111,8 +115,18 @@ mod tests {
                 fields.any(|f| graph.text(f).to_lowercase().contains(&q))
             })
             .map(|(_, e)| graph.text(e.name).into())
-            .collect()
+            .sorted()
     }
+
+    /// Collects into a sorted `Vec`.
+    trait Sorted: Iterator<Item = String> + Sized {
+        fn sorted(self) -> Vec<String> {
+            let mut v: Vec<String> = self.collect();
+            v.sort();
+            v
+        }
+    }
+    impl<I: Iterator<Item = String>> Sorted for I {}
 
     fn text() -> impl Strategy<Value = String> {
         "[abAB Σσς]{0,7}"

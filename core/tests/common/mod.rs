@@ -612,6 +612,16 @@ pub fn text(result: &Value) -> &str {
     result["content"][0]["text"].as_str().expect("text content")
 }
 
+/// A graph answer with its entities in a canonical order: search_nodes orders its answer by
+/// relevance, so it is compared with the reference model's (graph order) as a set.
+pub fn unordered(answer: &Value) -> Value {
+    let mut answer = answer.clone();
+    if let Some(entities) = answer["entities"].as_array_mut() {
+        entities.sort_by_key(|e| e.to_string());
+    }
+    answer
+}
+
 /// The whole graph, as read_graph's structuredContent.
 pub fn graph<L: Log>(memory: &mut Memory<L>) -> Value {
     call_ok(memory, "read_graph", json!({}))
