@@ -126,23 +126,26 @@ pub fn page(graph: &Graph, found: &[EntityId], view: &View<'_>) -> Result<String
             .into_iter()
             .filter(|r| !seen.contains(r))
             .collect();
-        let added = cost(&shown, 2)
-            + touching
-                .iter()
-                .map(|&r| cost(&RelationJson::of(graph, graph.relation(r)), 2))
-                .sum::<usize>();
-        if budget.is_some_and(|b| used + added > b) {
-            if entities.is_empty() {
-                return Err(format!(
-                    "maxTokens {} is too small for even one entity ({} needs about {} tokens): raise maxTokens or pass outline: true",
-                    view.max_tokens.unwrap_or(0),
-                    shown.name,
-                    (used + added).div_ceil(CHARS_PER_TOKEN)
-                ));
+        // Sizes are measured only under a token budget: they cost a serialization each.
+        if let Some(budget) = budget {
+            let added = cost(&shown, 2)
+                + touching
+                    .iter()
+                    .map(|&r| cost(&RelationJson::of(graph, graph.relation(r)), 2))
+                    .sum::<usize>();
+            if used + added > budget {
+                if entities.is_empty() {
+                    return Err(format!(
+                        "maxTokens {} is too small for even one entity ({} needs about {} tokens): raise maxTokens or pass outline: true",
+                        view.max_tokens.unwrap_or(0),
+                        shown.name,
+                        (used + added).div_ceil(CHARS_PER_TOKEN)
+                    ));
+                }
+                break;
             }
-            break;
+            used += added;
         }
-        used += added;
         seen.extend(touching.iter().copied());
         relation_ids.extend(touching);
         entities.push(shown);
