@@ -42,16 +42,6 @@ fn open_nodes(memory: &mut Memory<MemLog>, names: &[&str]) -> Value {
     call_ok(memory, "open_nodes", json!({ "names": names }))
 }
 
-/// Names of the entities in a `{entities, relations}` result.
-fn names(result: &Value) -> Vec<String> {
-    result["entities"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["name"].as_str().unwrap().to_string())
-        .collect()
-}
-
 fn decoded(bytes: &[u8]) -> Record<'_> {
     Record::decode(bytes).expect("the core writes records it can read")
 }
@@ -661,11 +651,18 @@ fn search_fixture() -> Memory<MemLog> {
 #[test]
 fn search_nodes_matches_name_type_or_observation_substring() {
     let mut m = search_fixture();
-    assert_eq!(names(&search(&mut m, "LIC")), ["Alice"], "name");
-    assert_eq!(names(&search(&mut m, "ROB")), ["Bob"], "type");
-    assert_eq!(names(&search(&mut m, "tea")), ["Alice"], "observation");
-    assert_eq!(names(&search(&mut m, "ess")), ["Carol"], "mid-word");
-    assert_eq!(names(&search(&mut m, "o")), ["Alice", "Bob", "Carol"]);
+    assert_eq!(entity_names(&search(&mut m, "LIC")), ["Alice"], "name");
+    assert_eq!(entity_names(&search(&mut m, "ROB")), ["Bob"], "type");
+    assert_eq!(
+        entity_names(&search(&mut m, "tea")),
+        ["Alice"],
+        "observation"
+    );
+    assert_eq!(entity_names(&search(&mut m, "ess")), ["Carol"], "mid-word");
+    assert_eq!(
+        entity_names(&search(&mut m, "o")),
+        ["Alice", "Bob", "Carol"]
+    );
     assert_eq!(search(&mut m, "zzz"), graph_of(&[], &[]));
     assert_eq!(
         search(&mut m, "alice bob"),
@@ -679,9 +676,9 @@ fn search_nodes_lowercases_final_sigma_like_javascript() {
     let (mut m, _) = fresh();
     create(&mut m, &[entity("ΟΔΟΣ", "t", &[])]);
     // JS lowercases ΟΔΟΣ to οδος: final sigma ς, not σ.
-    assert_eq!(names(&search(&mut m, "ς")), ["ΟΔΟΣ"]);
-    assert_eq!(names(&search(&mut m, "ΟΔΟΣ")), ["ΟΔΟΣ"]);
-    assert_eq!(names(&search(&mut m, "οδος")), ["ΟΔΟΣ"]);
+    assert_eq!(entity_names(&search(&mut m, "ς")), ["ΟΔΟΣ"]);
+    assert_eq!(entity_names(&search(&mut m, "ΟΔΟΣ")), ["ΟΔΟΣ"]);
+    assert_eq!(entity_names(&search(&mut m, "οδος")), ["ΟΔΟΣ"]);
     assert_eq!(search(&mut m, "σ"), graph_of(&[], &[]));
     assert_eq!(
         search(&mut m, "Σ"),
@@ -697,7 +694,11 @@ fn search_nodes_lowercases_dotted_capital_i_like_javascript() {
     create(&mut m, &[entity("İstanbul", "city", &[])]);
     // İ lowercases to i + U+0307, which contains i.
     for q in ["I", "i", "İ", "İSTANBUL", "i\u{307}stanbul"] {
-        assert_eq!(names(&search(&mut m, q)), ["İstanbul"], "query {q:?}");
+        assert_eq!(
+            entity_names(&search(&mut m, q)),
+            ["İstanbul"],
+            "query {q:?}"
+        );
     }
     for q in ["istanbul", "ı", "ISTANBUL"] {
         assert_eq!(search(&mut m, q), graph_of(&[], &[]), "query {q:?}");
@@ -720,13 +721,17 @@ fn search_nodes_neither_case_folds_nor_normalizes() {
         graph_of(&[], &[]),
         "lowercase, not case fold"
     );
-    assert_eq!(names(&search(&mut m, "ẞ")), ["straße"], "ẞ lowercases to ß");
     assert_eq!(
-        names(&search(&mut m, "\u{212a}")),
+        entity_names(&search(&mut m, "ẞ")),
+        ["straße"],
+        "ẞ lowercases to ß"
+    );
+    assert_eq!(
+        entity_names(&search(&mut m, "\u{212a}")),
         ["Kelvin"],
         "Kelvin sign is K"
     );
-    assert_eq!(names(&search(&mut m, "CAF\u{c9}")), ["caf\u{e9}"]);
+    assert_eq!(entity_names(&search(&mut m, "CAF\u{c9}")), ["caf\u{e9}"]);
     assert_eq!(
         search(&mut m, "cafe\u{301}"),
         graph_of(&[], &[]),
@@ -1502,7 +1507,10 @@ fn search_nodes_orders_the_reference_set_by_relevance() {
             entity("Cy", "person", &["owns a teapot"]),
         ],
     );
-    assert_eq!(names(&search(&mut m, "tea")), ["Tea", "Bo", "Cy", "Ann"]);
+    assert_eq!(
+        entity_names(&search(&mut m, "tea")),
+        ["Tea", "Bo", "Cy", "Ann"]
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

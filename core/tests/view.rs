@@ -28,20 +28,11 @@ fn people(n: usize) -> Memory<MemLog> {
     m
 }
 
-fn names(result: &Value) -> Vec<String> {
-    result["entities"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["name"].as_str().unwrap().to_string())
-        .collect()
-}
-
 #[test]
 fn entity_type_filters_and_relations_touch_the_returned_entities() {
     let mut m = people(3);
     let result = call_ok(&mut m, "read_graph", json!({"entityType": "place"}));
-    assert_eq!(names(&result), ["L0", "L1", "L2"]);
+    assert_eq!(entity_names(&result), ["L0", "L1", "L2"]);
     assert_eq!(result["relations"].as_array().unwrap().len(), 3);
     assert_eq!(result["total"], 3);
     assert!(result.get("nextCursor").is_none());
@@ -55,7 +46,7 @@ fn offset_and_limit_page_and_a_cursor_continues() {
         "search_nodes",
         json!({"query": "diary", "limit": 2}),
     );
-    assert_eq!(names(&first), ["P0", "P1"]);
+    assert_eq!(entity_names(&first), ["P0", "P1"]);
     assert_eq!(first["total"], 5);
     let cursor = first["nextCursor"]
         .as_str()
@@ -65,13 +56,13 @@ fn offset_and_limit_page_and_a_cursor_continues() {
         "search_nodes",
         json!({"query": "diary", "limit": 2, "cursor": cursor}),
     );
-    assert_eq!(names(&second), ["P2", "P3"]);
+    assert_eq!(entity_names(&second), ["P2", "P3"]);
     let last = call_ok(
         &mut m,
         "search_nodes",
         json!({"query": "diary", "offset": 4}),
     );
-    assert_eq!(names(&last), ["P4"]);
+    assert_eq!(entity_names(&last), ["P4"]);
     assert!(last.get("nextCursor").is_none());
 }
 
@@ -94,7 +85,7 @@ fn max_tokens_bounds_the_text_and_cursors_walk_every_entity_exactly_once() {
             text.len()
         );
         let page = &result["structuredContent"];
-        seen.extend(names(page));
+        seen.extend(entity_names(page));
         pages += 1;
         match page.get("nextCursor") {
             Some(c) => cursor = Some(c.as_str().unwrap().to_string()),
@@ -102,7 +93,7 @@ fn max_tokens_bounds_the_text_and_cursors_walk_every_entity_exactly_once() {
         }
     }
     assert!(pages > 3, "1000 tokens cannot hold 120 entities at once");
-    let all = names(&graph(&mut m));
+    let all = entity_names(&graph(&mut m));
     assert_eq!(seen, all);
 }
 

@@ -622,6 +622,16 @@ pub fn unordered(answer: &Value) -> Value {
     answer
 }
 
+/// Names of the entities in a `{entities, relations}` result.
+pub fn entity_names(result: &Value) -> Vec<String> {
+    result["entities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
 /// The whole graph, as read_graph's structuredContent.
 pub fn graph<L: Log>(memory: &mut Memory<L>) -> Value {
     call_ok(memory, "read_graph", json!({}))
