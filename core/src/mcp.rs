@@ -210,9 +210,18 @@ pub fn failure_reply(message: &str, reason: &str) -> Option<String> {
 }
 
 impl<L: Log> Memory<L> {
-    /// Handles one incoming JSON-RPC message (one line of the stdio transport) and returns
-    /// the messages to send, in order: resource notifications first, then the reply.
+    /// Handles one incoming JSON-RPC message (one line of the stdio transport) in session 0
+    /// and returns the messages to send, in order: resource notifications first, then the
+    /// reply.
     pub fn handle(&mut self, message: &str) -> Vec<String> {
+        self.handle_in(0, message)
+    }
+
+    /// Handles one message from the client of `session` (a number the host gives each
+    /// connection) and returns the messages for that client. What other sessions should
+    /// hear (a subscriber learning of this client's change) waits in [`Memory::take_notices`].
+    pub fn handle_in(&mut self, session: u32, message: &str) -> Vec<String> {
+        self.session = session;
         let Ok((msg, _)) = parse_lenient::<Value>(message) else {
             return Vec::new();
         };
@@ -303,11 +312,15 @@ impl<L: Log> Memory<L> {
         }
         let answer = match method {
             "resources/subscribe" => {
-                self.subscribed |= is_graph;
+                if is_graph {
+                    self.subscribers.insert(self.session);
+                }
                 reply(id, "{}")
             }
             "resources/unsubscribe" => {
-                self.subscribed &= !is_graph;
+                if is_graph {
+                    self.subscribers.remove(&self.session);
+                }
                 reply(id, "{}")
             }
             _ if !is_graph => error(
@@ -356,8 +369,8 @@ impl<L: Log> Memory<L> {
                         output::failure(&e.to_string()),
                     ),
                 };
-                if notify && self.subscribed {
-                    out.push(updated_notification());
+                if notify {
+                    self.graph_changed(&mut out);
                 }
                 result
             }
@@ -373,12 +386,36 @@ impl<L: Log> Memory<L> {
         out
     }
 
-    /// Catches up with other writers; a subscriber hears if that changed the graph.
+    /// Catches up with other writers; subscribers hear if that changed the graph.
     fn catch_up_notifying(&mut self, out: &mut Vec<String>) -> Result<(), String> {
-        if self.catch_up()? && self.subscribed {
-            out.push(updated_notification());
+        if self.catch_up()? {
+            self.graph_changed(out);
         }
         Ok(())
+    }
+
+    /// Tells every subscriber the graph may have changed: this session's client in `out`,
+    /// the others through the notices.
+    fn graph_changed(&mut self, out: &mut Vec<String>) {
+        for &session in &self.subscribers {
+            if session == self.session {
+                out.push(updated_notification());
+            } else {
+                self.notices.push((session, updated_notification()));
+            }
+        }
+    }
+
+    /// Takes the messages waiting for sessions other than the ones they were produced in,
+    /// oldest first, as (session, message).
+    pub fn take_notices(&mut self) -> Vec<(u32, String)> {
+        core::mem::take(&mut self.notices)
+    }
+
+    /// Forgets a session whose client went away (its subscription and waiting notices).
+    pub fn end_session(&mut self, session: u32) {
+        self.subscribers.remove(&session);
+        self.notices.retain(|(s, _)| *s != session);
     }
 }
 

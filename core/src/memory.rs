@@ -6,10 +6,10 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use crate::graph::Graph;
+use crate::hash::HashSet;
 use crate::log::{Changes, Contents, Log, LogError};
 use crate::record::{DecodeError, Record};
-use crate::tools::args::{AddArg, EntityArg, RelationArg};
-use crate::tools::{Catalog, Plan, plan};
+use crate::tools::{Catalog, Plan, writes};
 use crate::{frame, jsonl, record};
 
 /// Why a memory could not be opened.
@@ -35,15 +35,32 @@ impl fmt::Display for OpenError {
     }
 }
 
-/// The server's state for one memory: graph, log, catalog and MCP session.
+/// The server's state for one memory: graph, log, catalog, and the MCP sessions of the
+/// clients that share it (one for stdio; one per connection for network transports).
 pub struct Memory<L: Log> {
     pub(crate) graph: Graph,
     pub(crate) log: L,
     pub(crate) catalog: Catalog,
-    /// Whether the client subscribed to `memory://knowledge-graph`.
-    pub(crate) subscribed: bool,
+    /// The sessions (clients) subscribed to `memory://knowledge-graph`.
+    pub(crate) subscribers: HashSet<u32>,
+    /// The session whose message is being handled.
+    pub(crate) session: u32,
+    /// Messages for sessions other than the one being handled, not yet taken by the host.
+    pub(crate) notices: Vec<(u32, String)>,
     /// Why tools are unavailable (a memory file that could not be imported), if they are.
     pub(crate) unavailable: Option<String>,
+    /// Bytes of record payload in the log: what replay reads.
+    log_bytes: u64,
+    /// Log size at which to look again whether most of it is dead (see [`Memory::commit`]).
+    compact_at: u64,
+}
+
+/// Logs smaller than this (payload bytes) are never compacted automatically.
+pub const AUTO_COMPACT_MIN_BYTES: u64 = 1 << 20;
+
+/// Payload bytes of these records.
+fn payload_bytes(records: &[Vec<u8>]) -> u64 {
+    records.iter().map(|r| r.len() as u64).sum()
 }
 
 impl<L: Log> Memory<L> {
@@ -54,11 +71,16 @@ impl<L: Log> Memory<L> {
         let mut graph = Graph::default();
         let mut warnings = Vec::new();
         let mut unavailable = None;
+        let mut log_bytes = 0;
         match log.replay().map_err(OpenError::Log)? {
-            Contents::Records(records) => graph = replay(&records)?,
+            Contents::Records(records) => {
+                graph = replay(&records)?;
+                log_bytes = payload_bytes(&records);
+            }
             Contents::Foreign(bytes) => match convert(&mut log, &bytes) {
                 Ok(converted) => {
                     graph = replay(&converted.records)?;
+                    log_bytes = payload_bytes(&converted.records);
                     warnings.extend(converted.warnings);
                     warnings.push(format!(
                         "converted the reference JSONL memory file ({} entities, {} relations) to the mcp-memory log format",
@@ -79,8 +101,12 @@ impl<L: Log> Memory<L> {
             graph,
             log,
             catalog: Catalog::default(),
-            subscribed: false,
+            subscribers: HashSet::default(),
+            session: 0,
+            notices: Vec::new(),
             unavailable,
+            log_bytes,
+            compact_at: AUTO_COMPACT_MIN_BYTES.max(log_bytes),
         };
         Ok((memory, warnings))
     }
@@ -102,10 +128,16 @@ impl<L: Log> Memory<L> {
                 .iter()
                 .map(|bytes| Record::decode(bytes))
                 .collect::<Result<Vec<_>, _>>()
-                .map(|decoded| decoded.iter().for_each(|r| self.graph.apply(r)))
+                .map(|decoded| {
+                    decoded.iter().for_each(|r| self.graph.apply(r));
+                    self.log_bytes += payload_bytes(&records);
+                })
                 .map_err(|e| e.to_string()),
             Changes::Replaced(records) => replay(&records)
-                .map(|graph| self.graph = graph)
+                .map(|graph| {
+                    self.graph = graph;
+                    self.log_bytes = payload_bytes(&records);
+                })
                 .map_err(|e| e.to_string()),
         };
         match result {
@@ -151,10 +183,35 @@ impl<L: Log> Memory<L> {
     /// number of records the log now holds; on failure the log is as it was.
     pub fn compact(&mut self) -> Result<usize, String> {
         let records = record::snapshot(self.current()?);
-        self.log
-            .replace(&records)
-            .map_err(|e| format!("the log was not compacted: {}", e.0))?;
+        self.install(&records)?;
         Ok(records.len())
+    }
+
+    /// Replaces the log with `records` (the graph's snapshot).
+    fn install(&mut self, records: &[Vec<u8>]) -> Result<(), String> {
+        self.log
+            .replace(records)
+            .map_err(|e| format!("the log was not compacted: {}", e.0))?;
+        self.log_bytes = payload_bytes(records);
+        self.compact_at = AUTO_COMPACT_MIN_BYTES.max(2 * self.log_bytes);
+        Ok(())
+    }
+
+    /// Compacts the log if it has reached `compact_at` bytes and at least half of it is
+    /// dead (deleted or superseded). Looking costs a snapshot, so after a look the next one
+    /// waits until the log is twice the live size: amortized, a constant cost per byte
+    /// logged. A failed compaction leaves the log as it was and is tried again later.
+    fn compact_if_mostly_dead(&mut self) {
+        if self.log_bytes < self.compact_at {
+            return;
+        }
+        let records = record::snapshot(&self.graph);
+        let live = payload_bytes(&records);
+        if self.log_bytes < 2 * live {
+            self.compact_at = AUTO_COMPACT_MIN_BYTES.max(2 * live);
+        } else if self.install(&records).is_err() {
+            self.compact_at = 2 * self.log_bytes;
+        }
     }
 
     /// The graph, caught up with other writers; an error if the memory is unavailable.
@@ -169,29 +226,42 @@ impl<L: Log> Memory<L> {
     /// Imports a memory file — a log in this crate's format or a reference JSONL file. Into
     /// an empty memory it brings the file's graph exactly (duplicates included, as opening
     /// the file would); otherwise it merges: new names become entities, known names gain the
-    /// observations they lack, new relations are added. Returns a summary; changes nothing
-    /// if the file cannot be read.
+    /// observations they lack, new relations are added. Either way the import is one record,
+    /// so replay applies it whole or not at all. Returns a summary; changes nothing if the
+    /// file cannot be read.
     pub fn import(&mut self, bytes: &[u8]) -> Result<String, String> {
         self.current()?;
         let (graph, notes) = imported(bytes)?;
         let mut summary = if self.graph.entity_count() + self.graph.relation_count() == 0 {
-            for record in record::snapshot(&graph) {
-                self.log
-                    .append(&record)
-                    .map_err(|e| CommitError::NotSaved(e.0).to_string())?;
-                let decoded = Record::decode(&record).map_err(|e| e.to_string())?;
-                self.graph.apply(&decoded);
+            let (entities, relations) = (record::entities_of(&graph), record::relations_of(&graph));
+            let mut whole = Vec::new();
+            if !entities.is_empty() {
+                whole.push(Record::CreateEntities(entities));
             }
-            self.log
-                .sync()
-                .map_err(|e| CommitError::NotDurable(e.0).to_string())?;
+            if !relations.is_empty() {
+                whole.push(Record::CreateRelations(relations));
+            }
+            self.commit(Plan {
+                record: writes::one_record(whole),
+                result: String::new(),
+            })
+            .map_err(|e| e.to_string())?;
             format!(
                 "imported {} entities and {} relations into the empty memory, as in the file",
                 graph.entity_count(),
                 graph.relation_count()
             )
         } else {
-            self.merge(&graph).map_err(|e| e.to_string())?
+            let (record, [entities, observations, relations]) =
+                writes::merge_graph(&self.graph, &graph);
+            self.commit(Plan {
+                record,
+                result: String::new(),
+            })
+            .map_err(|e| e.to_string())?;
+            format!(
+                "imported {entities} new entities, {observations} new observations on existing entities, {relations} new relations"
+            )
         };
         for note in notes {
             summary.push_str("; ");
@@ -200,53 +270,8 @@ impl<L: Log> Memory<L> {
         Ok(summary)
     }
 
-    /// Merges `other` into the memory (see [`Memory::import`]); returns a summary.
-    fn merge(&mut self, other: &Graph) -> Result<String, CommitError> {
-        let before = (self.graph.entity_count(), self.graph.relation_count());
-        let entities: Vec<EntityArg<'_>> = record::entities_of(other)
-            .into_iter()
-            .map(|e| EntityArg {
-                name: e.name,
-                entity_type: e.entity_type,
-                observations: e.observations,
-            })
-            .collect();
-        self.commit(plan::create_entities(&self.graph, &entities))?;
-        let additions: Vec<AddArg<'_>> = entities
-            .iter()
-            .map(|e| AddArg {
-                entity_name: e.name,
-                contents: e.observations.clone(),
-            })
-            .collect();
-        // Every name was created above, so every addition applies.
-        let add = plan::add_observations(&self.graph, &additions).map_err(CommitError::NotSaved)?;
-        let added: usize = match add.record.as_deref().map(Record::decode) {
-            Some(Ok(Record::AddObservations(items))) => {
-                items.iter().map(|i| i.contents.len()).sum()
-            }
-            _ => 0,
-        };
-        self.commit(add)?;
-        let relations: Vec<RelationArg<'_>> = record::relations_of(other)
-            .into_iter()
-            .map(|t| RelationArg {
-                from: t.from,
-                to: t.to,
-                relation_type: t.relation_type,
-            })
-            .collect();
-        self.commit(plan::create_relations(&self.graph, &relations))?;
-        Ok(format!(
-            "imported {} new entities, {} new observations on existing entities, {} new relations",
-            self.graph.entity_count() - before.0,
-            added,
-            self.graph.relation_count() - before.1
-        ))
-    }
-
-    /// Logs a plan's record, applies it, and makes it durable. Nothing changes if the log
-    /// refuses the record.
+    /// Logs a plan's record, applies it, and makes it durable; then compacts the log if most
+    /// of it is dead. Nothing changes if the log refuses the record.
     pub(crate) fn commit(&mut self, plan: Plan) -> Result<String, CommitError> {
         if let Some(bytes) = &plan.record {
             // Decoded before the append: a record this version cannot read is never logged.
@@ -255,7 +280,9 @@ impl<L: Log> Memory<L> {
                 .append(bytes)
                 .map_err(|e| CommitError::NotSaved(e.0))?;
             self.graph.apply(&record);
+            self.log_bytes += bytes.len() as u64;
             self.log.sync().map_err(|e| CommitError::NotDurable(e.0))?;
+            self.compact_if_mostly_dead();
         }
         Ok(plan.result)
     }

@@ -1260,6 +1260,54 @@ fn unsubscribe_stops_notifications_for_graph_uri_only() {
     assert_eq!(out.len(), 1, "{out:?}");
 }
 
+/// Several clients on one memory (network transports): a subscription belongs to the
+/// session that made it, and another session's change reaches it as a notice.
+#[test]
+fn sessions_subscribe_separately_and_hear_each_others_changes_as_notices() {
+    let (mut m, _) = fresh();
+    let line = |id: u32, method: &str, params: Value| {
+        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+    };
+    let subscribe = line(1, "resources/subscribe", json!({"uri": GRAPH_URI}));
+    assert_eq!(m.handle_in(7, &subscribe).len(), 1);
+    let create = line(
+        2,
+        "tools/call",
+        json!({"name": "create_entities", "arguments": {"entities": [entity("A", "t", &[])]}}),
+    );
+    let out = m.handle_in(3, &create);
+    assert_eq!(
+        out.len(),
+        1,
+        "session 3 did not subscribe: only its reply: {out:?}"
+    );
+    let notices = m.take_notices();
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    assert_eq!(notices[0].0, 7);
+    assert_eq!(
+        serde_json::from_str::<Value>(&notices[0].1).unwrap(),
+        updated()
+    );
+    assert!(m.take_notices().is_empty(), "taken once");
+
+    let out = m.handle_in(7, &create);
+    assert_eq!(
+        out.len(),
+        2,
+        "the subscriber's own change: notification, then reply"
+    );
+    assert!(m.take_notices().is_empty(), "nobody else subscribed");
+
+    m.handle_in(3, &create);
+    m.end_session(7);
+    assert!(
+        m.take_notices().is_empty(),
+        "an ended session's notices are dropped"
+    );
+    m.handle_in(3, &create);
+    assert!(m.take_notices().is_empty(), "and it hears nothing more");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Reference memory files (deliberate difference 3)
 // ---------------------------------------------------------------------------------------------
@@ -1431,6 +1479,40 @@ fn import_into_an_empty_memory_brings_the_files_graph_exactly() {
     );
 }
 
+/// An import is one record: a crash or a refused append can never leave half of it.
+#[test]
+fn import_is_one_record_and_a_refused_append_leaves_nothing_half_imported() {
+    let file = [
+        entity_line("A", "t", &["x"]),
+        entity_line("B", "t", &["y"]),
+        relation_line("A", "B", "r"),
+    ]
+    .join("\n");
+    let more = [entity_line("A", "t", &["z"]), entity_line("C", "t", &[])].join("\n");
+    let (mut m, log) = fresh();
+    m.import(file.as_bytes())
+        .expect("imports into the empty memory");
+    assert_eq!(log.appends(), 1, "into an empty memory: one record");
+    m.import(more.as_bytes()).expect("merges");
+    assert_eq!(log.appends(), 2, "a merge: one record");
+    let before = graph(&mut m);
+    log.fail_next_append("disk full");
+    let err = m
+        .import(
+            [entity_line("D", "t", &["w"]), relation_line("D", "A", "s")]
+                .join("\n")
+                .as_bytes(),
+        )
+        .unwrap_err();
+    assert!(err.contains("disk full"), "{err}");
+    assert_eq!(
+        graph(&mut m),
+        before,
+        "nothing of the refused import applies"
+    );
+    assert_eq!(graph(&mut open(log.reopened())), before);
+}
+
 #[test]
 fn import_jsonl_of_unreadable_file_changes_nothing() {
     let (mut m, log) = fresh();
@@ -1550,6 +1632,49 @@ fn compact_replaces_the_log_with_the_graph_and_drops_deleted_text() {
         before,
         "replay gives the same graph"
     );
+}
+
+/// A log that is mostly deleted text past the threshold rewrites itself without a `compact`
+/// call; one that is mostly live data is left alone.
+#[test]
+fn mostly_dead_log_is_compacted_automatically_and_a_live_one_is_not() {
+    let big = "x".repeat(60_000);
+    let (mut m, log) = fresh();
+    create(&mut m, &[entity("A", "t", &["keep"])]);
+    for i in 0..40 {
+        let text = format!("{i} {big}");
+        call_ok(
+            &mut m,
+            "add_observations",
+            json!({"observations": [{"entityName": "A", "contents": [text]}]}),
+        );
+        call_ok(
+            &mut m,
+            "delete_observations",
+            json!({"deletions": [{"entityName": "A", "observations": [text]}]}),
+        );
+    }
+    assert!(log.replaces() >= 1, "2.4 MB written, all of it deleted");
+    let size: usize = log.records().iter().map(Vec::len).sum();
+    assert!(
+        size < 1 << 20,
+        "the log shrank to its live part ({size} bytes)"
+    );
+    let want = graph_of(&[entity("A", "t", &["keep"])], &[]);
+    assert_eq!(graph(&mut m), want);
+    assert_eq!(graph(&mut open(log.reopened())), want);
+
+    let (mut live, log) = fresh();
+    create(&mut live, &[entity("A", "t", &[])]);
+    for i in 0..40 {
+        let text = format!("{i} {big}");
+        call_ok(
+            &mut live,
+            "add_observations",
+            json!({"observations": [{"entityName": "A", "contents": [text]}]}),
+        );
+    }
+    assert_eq!(log.replaces(), 0, "nothing is dead, nothing to gain");
 }
 
 #[test]

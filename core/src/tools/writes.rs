@@ -12,8 +12,8 @@ use super::args::EntityArg;
 use super::output;
 use super::plan::Plan;
 use crate::graph::Graph;
-use crate::hash::HashSet;
-use crate::record::{NewEntity, Observations, Record, Triple};
+use crate::hash::{HashMap, HashSet};
+use crate::record::{self, NewEntity, Observations, Record, Triple};
 
 /// upsert_entities' arguments.
 #[derive(Deserialize)]
@@ -58,7 +58,7 @@ struct MergeResult<'a> {
 }
 
 /// One record for several changes: none, the change itself, or a batch.
-fn one_record(mut records: Vec<Record<'_>>) -> Option<Vec<u8>> {
+pub(crate) fn one_record(mut records: Vec<Record<'_>>) -> Option<Vec<u8>> {
     match records.len() {
         0 => None,
         1 => records.pop().map(|r| r.encode()),
@@ -81,54 +81,7 @@ fn has_observation(graph: &Graph, name: &str, text: &str) -> bool {
 /// name keeps its type and gains the observations it lacks. A name repeated in the call is
 /// one entity. Per entity, in order: whether it was created and what was added.
 pub fn upsert_entities(graph: &Graph, entities: &[EntityArg<'_>]) -> Plan {
-    let mut created: Vec<NewEntity<'_>> = Vec::new();
-    let mut added: Vec<Observations<'_>> = Vec::new();
-    let mut results: Vec<Upserted<'_>> = Vec::with_capacity(entities.len());
-    for e in entities {
-        let exists = graph.first_named(e.name).is_some();
-        let new = created.iter().position(|c| c.name == e.name);
-        let earlier: Vec<&str> = match new {
-            Some(i) => created[i].observations.clone(),
-            None => added
-                .iter()
-                .filter(|a| a.entity == e.name)
-                .flat_map(|a| a.contents.iter().copied())
-                .collect(),
-        };
-        let mut fresh: Vec<&str> = Vec::new();
-        for &o in &e.observations {
-            let known = exists && has_observation(graph, e.name, o);
-            if !known && !earlier.contains(&o) && !fresh.contains(&o) {
-                fresh.push(o);
-            }
-        }
-        let first_sight = !exists && new.is_none();
-        match new {
-            Some(i) => created[i].observations.extend(fresh.iter().copied()),
-            None if first_sight => created.push(NewEntity {
-                name: e.name,
-                entity_type: e.entity_type,
-                observations: fresh.clone(),
-            }),
-            None if !fresh.is_empty() => added.push(Observations {
-                entity: e.name,
-                contents: fresh.clone(),
-            }),
-            None => {}
-        }
-        results.push(Upserted {
-            name: e.name,
-            created: first_sight,
-            added_observations: fresh,
-        });
-    }
-    let mut records = Vec::new();
-    if !created.is_empty() {
-        records.push(Record::CreateEntities(created));
-    }
-    if !added.is_empty() {
-        records.push(Record::AddObservations(added));
-    }
+    let (records, results) = upserted(graph, entities);
     Plan {
         record: one_record(records),
         result: output::success(
@@ -136,6 +89,104 @@ pub fn upsert_entities(graph: &Graph, entities: &[EntityArg<'_>]) -> Plan {
             &UpsertResult { results: &results },
         ),
     }
+}
+
+/// An upsert's records (entities created, then observations added) and per entity what it
+/// did. Linear in the entities and their observations.
+fn upserted<'a>(graph: &Graph, entities: &[EntityArg<'a>]) -> (Vec<Record<'a>>, Vec<Upserted<'a>>) {
+    let mut created: Vec<NewEntity<'a>> = Vec::new();
+    let mut added: Vec<Observations<'a>> = Vec::new();
+    // Per name met in this call: where its new observations go, and every one it has gained.
+    let mut slots: HashMap<&'a str, (Slot, HashSet<&'a str>)> = HashMap::default();
+    let mut results: Vec<Upserted<'a>> = Vec::with_capacity(entities.len());
+    for e in entities {
+        let exists = graph.first_named(e.name).is_some();
+        let first_sight = !exists && !slots.contains_key(e.name);
+        let (slot, earlier) = slots.entry(e.name).or_insert_with(|| {
+            let slot = if exists {
+                added.push(Observations {
+                    entity: e.name,
+                    contents: Vec::new(),
+                });
+                Slot::Added(added.len() - 1)
+            } else {
+                created.push(NewEntity {
+                    name: e.name,
+                    entity_type: e.entity_type,
+                    observations: Vec::new(),
+                });
+                Slot::Created(created.len() - 1)
+            };
+            (slot, HashSet::default())
+        });
+        let mut fresh: Vec<&'a str> = Vec::new();
+        for &o in &e.observations {
+            let known = exists && has_observation(graph, e.name, o);
+            if !known && earlier.insert(o) {
+                fresh.push(o);
+            }
+        }
+        match *slot {
+            Slot::Created(i) => created[i].observations.extend(fresh.iter().copied()),
+            Slot::Added(i) => added[i].contents.extend(fresh.iter().copied()),
+        }
+        results.push(Upserted {
+            name: e.name,
+            created: first_sight,
+            added_observations: fresh,
+        });
+    }
+    added.retain(|a| !a.contents.is_empty());
+    let mut records = Vec::new();
+    if !created.is_empty() {
+        records.push(Record::CreateEntities(created));
+    }
+    if !added.is_empty() {
+        records.push(Record::AddObservations(added));
+    }
+    (records, results)
+}
+
+/// Where an upserted name's new observations go.
+#[derive(Clone, Copy)]
+enum Slot {
+    /// Into the `created` entity at this index.
+    Created(usize),
+    /// Into the `added` observations at this index.
+    Added(usize),
+}
+
+/// What merging another graph into `graph` changes (an import): its entities upserted, its
+/// relations that `graph` lacks added — as one record, so replay applies the import whole
+/// or not at all. Also the counts for the summary: new entities, observations added to
+/// existing ones, new relations.
+pub(crate) fn merge_graph(graph: &Graph, other: &Graph) -> (Option<Vec<u8>>, [usize; 3]) {
+    let entities: Vec<EntityArg<'_>> = record::entities_of(other)
+        .into_iter()
+        .map(|e| EntityArg {
+            name: e.name,
+            entity_type: e.entity_type,
+            observations: e.observations,
+        })
+        .collect();
+    let (mut records, results) = upserted(graph, &entities);
+    let new_entities = results.iter().filter(|r| r.created).count();
+    let extended: usize = results
+        .iter()
+        .filter(|r| graph.first_named(r.name).is_some())
+        .map(|r| r.added_observations.len())
+        .sum();
+    let mut seen = HashSet::default();
+    let relations: Vec<Triple<'_>> = record::relations_of(other)
+        .into_iter()
+        .filter(|t| !graph.has_relation(t.from, t.to, t.relation_type))
+        .filter(|t| seen.insert((t.from, t.to, t.relation_type)))
+        .collect();
+    let new_relations = relations.len();
+    if !relations.is_empty() {
+        records.push(Record::CreateRelations(relations));
+    }
+    (one_record(records), [new_entities, extended, new_relations])
 }
 
 /// merge_entities: `source`'s observations that `target` lacks are added to it, relations
