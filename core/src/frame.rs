@@ -12,7 +12,8 @@
 //! as the end of the data (a crash can leave allocated space that was never written), so a
 //! frame cut short by zeros is a torn tail too, and so is a header cut short by zeros (an
 //! empty log). Any other damage is [`ScanError::Corrupt`]
-//! at an offset, and nothing is dropped.
+//! at an offset, and nothing is dropped. [`walk`] reads the same way but also returns the
+//! valid prefix before damage (for checking and repairing a file, `crate::verify`).
 
 use alloc::vec::Vec;
 use core::fmt;
@@ -168,81 +169,134 @@ fn all_zero(bytes: &[u8]) -> bool {
 
 /// Reads a whole log, applying the recovery rules in the module docs.
 pub fn scan(bytes: &[u8]) -> Result<Scan<'_>, ScanError> {
-    if !is_log(bytes) {
-        return Err(ScanError::NotALog);
-    }
-    if bytes.len() < HEADER_LEN || zero_filled_header(bytes) {
-        return Ok(Scan {
-            records: Vec::new(),
-            valid_len: 0,
-            torn: Some(TornTail {
-                offset: 0,
-                dropped: bytes.len(),
-                kind: TornKind::Header,
-            }),
-        });
-    }
-    let version = u32_at(bytes, 8);
-    if version != VERSION {
-        return Err(ScanError::UnsupportedVersion(version));
-    }
-    scan_frames(&bytes[HEADER_LEN..], HEADER_LEN)
+    walk(bytes).into_scan()
 }
 
 /// Reads the frames in `bytes`, which start at offset `base` of the log (after the header,
 /// or where an earlier scan stopped), applying the recovery rules in the module docs.
 /// Offsets in the result and in errors are offsets in the log.
 pub fn scan_frames(bytes: &[u8], base: usize) -> Result<Scan<'_>, ScanError> {
-    let torn = |at: usize, kind| TornTail {
-        offset: base + at,
-        dropped: bytes.len() - at,
-        kind,
+    walk_frames(bytes, base).into_scan()
+}
+
+/// Where a [`Walk`] over a log stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum End {
+    /// At the end of the data, on a frame boundary.
+    Clean,
+    /// At a torn tail, which recovery drops.
+    Torn(TornTail),
+    /// At damage recovery must not paper over ([`scan`] fails with it).
+    Damaged(ScanError),
+}
+
+/// A log's whole frames up to the first problem, and that problem: what [`scan`] reads, but
+/// keeping the valid prefix before damage too (for checking and repairing a file).
+#[derive(Debug)]
+pub struct Walk<'a> {
+    /// Payloads of the whole frames before the first problem, in order.
+    pub records: Vec<&'a [u8]>,
+    /// Length of the valid prefix (header and those frames); 0 if the header is not whole.
+    pub valid_len: usize,
+    /// Where and why the walk stopped.
+    pub end: End,
+}
+
+impl<'a> Walk<'a> {
+    /// The walk as [`scan`] reports it: damage is an error.
+    fn into_scan(self) -> Result<Scan<'a>, ScanError> {
+        let torn = match self.end {
+            End::Clean => None,
+            End::Torn(t) => Some(t),
+            End::Damaged(e) => return Err(e),
+        };
+        Ok(Scan {
+            records: self.records,
+            valid_len: self.valid_len,
+            torn,
+        })
+    }
+}
+
+/// Walks a whole log up to its first problem, applying the recovery rules in the module docs.
+pub fn walk(bytes: &[u8]) -> Walk<'_> {
+    let stop = |end| Walk {
+        records: Vec::new(),
+        valid_len: 0,
+        end,
+    };
+    if !is_log(bytes) {
+        return stop(End::Damaged(ScanError::NotALog));
+    }
+    if bytes.len() < HEADER_LEN || zero_filled_header(bytes) {
+        return stop(End::Torn(TornTail {
+            offset: 0,
+            dropped: bytes.len(),
+            kind: TornKind::Header,
+        }));
+    }
+    let version = u32_at(bytes, 8);
+    if version != VERSION {
+        return stop(End::Damaged(ScanError::UnsupportedVersion(version)));
+    }
+    walk_frames(&bytes[HEADER_LEN..], HEADER_LEN)
+}
+
+/// Walks the frames in `bytes`, which start at offset `base` of the log, up to the first
+/// problem (see [`scan_frames`]). Offsets are offsets in the log.
+pub fn walk_frames(bytes: &[u8], base: usize) -> Walk<'_> {
+    let torn = |at: usize, kind| {
+        End::Torn(TornTail {
+            offset: base + at,
+            dropped: bytes.len() - at,
+            kind,
+        })
+    };
+    let corrupt = |at: usize, reason| {
+        End::Damaged(ScanError::Corrupt {
+            offset: base + at,
+            reason,
+        })
     };
     let mut records = Vec::new();
     let mut at = 0;
-    let tail = loop {
+    let end = loop {
         let rest = &bytes[at..];
         if rest.is_empty() {
-            break None;
+            break End::Clean;
         }
         if all_zero(rest) {
-            break Some(torn(at, TornKind::Zeros));
+            break torn(at, TornKind::Zeros);
         }
         if rest.len() < FRAME_HEADER_LEN {
-            break Some(torn(at, TornKind::FrameHeader));
+            break torn(at, TornKind::FrameHeader);
         }
         let len = u32_at(rest, 0);
         if u32_at(rest, 4) != !len {
             if all_zero(&rest[8..]) {
-                break Some(torn(at, TornKind::FrameHeader));
+                break torn(at, TornKind::FrameHeader);
             }
-            return Err(ScanError::Corrupt {
-                offset: base + at,
-                reason: "record length check failed",
-            });
+            break corrupt(at, "record length check failed");
         }
         let end = FRAME_HEADER_LEN + len as usize;
         if rest.len() < end {
-            break Some(torn(at, TornKind::Payload));
+            break torn(at, TornKind::Payload);
         }
         let payload = &rest[FRAME_HEADER_LEN..end];
         if crc32fast::hash(payload) != u32_at(rest, 8) {
             if all_zero(&rest[end..]) {
-                break Some(torn(at, TornKind::Checksum));
+                break torn(at, TornKind::Checksum);
             }
-            return Err(ScanError::Corrupt {
-                offset: base + at,
-                reason: "checksum mismatch",
-            });
+            break corrupt(at, "checksum mismatch");
         }
         records.push(payload);
         at += end;
     };
-    Ok(Scan {
+    Walk {
         records,
-        valid_len: tail.map_or(base + bytes.len(), |t| t.offset),
-        torn: tail,
-    })
+        valid_len: base + at,
+        end,
+    }
 }
 
 #[cfg(test)]

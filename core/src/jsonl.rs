@@ -79,46 +79,92 @@ fn string_field(obj: &Map<String, Value>, key: &str, line: usize) -> Result<Stri
     }
 }
 
-/// Reads a reference JSONL memory file.
-pub fn parse(bytes: &[u8]) -> Result<Parsed, ImportError> {
-    let mut out = Parsed::default();
-    let text = String::from_utf8_lossy(bytes);
-    if matches!(text, alloc::borrow::Cow::Owned(_)) {
-        out.warnings
-            .push("invalid UTF-8 bytes were replaced by U+FFFD".to_string());
+/// What the reader makes of one line of a reference file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Line {
+    /// Nothing but whitespace.
+    Blank,
+    /// An entity line; `had_observations` is false if it has no `observations` key (read as
+    /// none).
+    Entity {
+        /// The entity.
+        entity: EntityLine,
+        /// Whether the line has an `observations` key.
+        had_observations: bool,
+    },
+    /// A relation line.
+    Relation(RelationLine),
+    /// JSON that is neither an entity nor a relation (skipped, as the reference does).
+    Skipped,
+}
+
+/// One line of a reference file, read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineRead {
+    /// Whether it holds invalid UTF-8 (replaced by U+FFFD).
+    pub invalid_utf8: bool,
+    /// Whether it starts the file with a byte order mark (skipped).
+    pub bom: bool,
+    /// Lone UTF-16 surrogate escapes in it (replaced by U+FFFD).
+    pub surrogates: usize,
+    /// What it holds, or why the reader refuses it.
+    pub content: Result<Line, ImportError>,
+}
+
+/// Every line of a reference file (split at `\n`), read: what [`parse`] reads, line by
+/// line, without stopping at a line it refuses.
+pub fn lines(bytes: &[u8]) -> impl Iterator<Item = LineRead> {
+    bytes
+        .split(|&b| b == b'\n')
+        .enumerate()
+        .map(|(i, raw)| read_line(raw, i + 1))
+}
+
+/// Reads line number `line` (1-based), whose bytes are `raw`.
+fn read_line(raw: &[u8], line: usize) -> LineRead {
+    let text = String::from_utf8_lossy(raw);
+    let invalid_utf8 = matches!(text, alloc::borrow::Cow::Owned(_));
+    let mut trimmed: &str = &text;
+    let mut bom = false;
+    if line == 1
+        && let Some(rest) = trimmed.strip_prefix('\u{feff}')
+    {
+        bom = true;
+        trimmed = rest;
     }
-    let mut text: &str = &text;
-    if let Some(rest) = text.strip_prefix('\u{feff}') {
-        out.warnings
-            .push("a byte order mark was skipped".to_string());
-        text = rest;
+    let (content, surrogates) = match line_content(trimmed, line) {
+        Ok((content, n)) => (Ok(content), n),
+        Err(e) => (Err(e), 0),
+    };
+    LineRead {
+        invalid_utf8,
+        bom,
+        surrogates,
+        content,
     }
-    let (mut surrogates, mut skipped, mut no_observations) = (0, 0, 0);
-    for (i, raw) in text.split('\n').enumerate() {
-        let line = i + 1;
-        if raw
-            .trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
-            .is_empty()
-        {
-            continue;
-        }
-        let (value, n) = parse_lenient::<Value>(raw).map_err(|e| ImportError {
-            line,
-            reason: format!("not JSON ({e})"),
-        })?;
-        surrogates += n;
-        let Value::Object(obj) = value else {
-            skipped += 1;
-            continue;
-        };
-        match obj.get("type").and_then(Value::as_str) {
-            Some("entity") => {
-                let observations = match obj.get("observations") {
-                    None => {
-                        no_observations += 1;
-                        Vec::new()
-                    }
-                    Some(Value::Array(items)) => items
+}
+
+/// What one line of text holds, and how many lone surrogate escapes it repaired.
+fn line_content(raw: &str, line: usize) -> Result<(Line, usize), ImportError> {
+    if raw
+        .trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
+        .is_empty()
+    {
+        return Ok((Line::Blank, 0));
+    }
+    let (value, surrogates) = parse_lenient::<Value>(raw).map_err(|e| ImportError {
+        line,
+        reason: format!("not JSON ({e})"),
+    })?;
+    let Value::Object(obj) = value else {
+        return Ok((Line::Skipped, surrogates));
+    };
+    let content = match obj.get("type").and_then(Value::as_str) {
+        Some("entity") => {
+            let observations = match obj.get("observations") {
+                None => None,
+                Some(Value::Array(items)) => Some(
+                    items
                         .iter()
                         .map(|o| match o {
                             Value::String(s) => Ok(s.clone()),
@@ -130,47 +176,118 @@ pub fn parse(bytes: &[u8]) -> Result<Parsed, ImportError> {
                                 ),
                             }),
                         })
-                        .collect::<Result<_, _>>()?,
-                    Some(other) => {
-                        return Err(ImportError {
-                            line,
-                            reason: format!(
-                                "`observations` must be an array, found {}",
-                                crate::validate::type_name(Some(other))
-                            ),
-                        });
-                    }
-                };
-                out.entities.push(EntityLine {
+                        .collect::<Result<Vec<_>, _>>()?,
+                ),
+                Some(other) => {
+                    return Err(ImportError {
+                        line,
+                        reason: format!(
+                            "`observations` must be an array, found {}",
+                            crate::validate::type_name(Some(other))
+                        ),
+                    });
+                }
+            };
+            Line::Entity {
+                had_observations: observations.is_some(),
+                entity: EntityLine {
                     name: string_field(&obj, "name", line)?,
                     entity_type: string_field(&obj, "entityType", line)?,
-                    observations,
-                });
+                    observations: observations.unwrap_or_default(),
+                },
             }
-            Some("relation") => out.relations.push(RelationLine {
-                from: string_field(&obj, "from", line)?,
-                to: string_field(&obj, "to", line)?,
-                relation_type: string_field(&obj, "relationType", line)?,
-            }),
-            _ => skipped += 1,
+        }
+        Some("relation") => Line::Relation(RelationLine {
+            from: string_field(&obj, "from", line)?,
+            to: string_field(&obj, "to", line)?,
+            relation_type: string_field(&obj, "relationType", line)?,
+        }),
+        _ => Line::Skipped,
+    };
+    Ok((content, surrogates))
+}
+
+/// A reference file read past the lines the reader refuses.
+#[derive(Debug, Default)]
+pub struct Accepted {
+    /// What the accepted lines hold, with the reader's warnings about them.
+    pub parsed: Parsed,
+    /// Lines that are not blank.
+    pub lines: usize,
+    /// Lines skipped as neither an entity nor a relation.
+    pub skipped: usize,
+    /// Numbers (1-based) of the lines refused.
+    pub refused: Vec<usize>,
+    /// Why the first refused line was refused.
+    pub first_refused: Option<ImportError>,
+}
+
+/// Reads a reference JSONL memory file, refusing it at the first line [`lines`] refuses.
+pub fn parse(bytes: &[u8]) -> Result<Parsed, ImportError> {
+    let accepted = read_accepted(bytes);
+    match accepted.first_refused {
+        Some(e) => Err(e),
+        None => Ok(accepted.parsed),
+    }
+}
+
+/// Reads the lines of a reference JSONL memory file that the reader accepts, and notes the
+/// ones it refuses.
+pub fn read_accepted(bytes: &[u8]) -> Accepted {
+    let mut out = Accepted::default();
+    let (mut invalid_utf8, mut bom) = (false, false);
+    let (mut surrogates, mut no_observations) = (0, 0);
+    for (i, line) in lines(bytes).enumerate() {
+        invalid_utf8 |= line.invalid_utf8;
+        bom |= line.bom;
+        surrogates += line.surrogates;
+        let content = match line.content {
+            Ok(content) => content,
+            Err(e) => {
+                out.lines += 1;
+                out.refused.push(i + 1);
+                out.first_refused.get_or_insert(e);
+                continue;
+            }
+        };
+        out.lines += usize::from(content != Line::Blank);
+        match content {
+            Line::Blank => {}
+            Line::Entity {
+                entity,
+                had_observations,
+            } => {
+                no_observations += usize::from(!had_observations);
+                out.parsed.entities.push(entity);
+            }
+            Line::Relation(relation) => out.parsed.relations.push(relation),
+            Line::Skipped => out.skipped += 1,
         }
     }
+    let warnings = &mut out.parsed.warnings;
+    if invalid_utf8 {
+        warnings.push("invalid UTF-8 bytes were replaced by U+FFFD".to_string());
+    }
+    if bom {
+        warnings.push("a byte order mark was skipped".to_string());
+    }
     if surrogates > 0 {
-        out.warnings.push(format!(
+        warnings.push(format!(
             "{surrogates} lone UTF-16 surrogate escape(s) were replaced by U+FFFD"
         ));
     }
-    if skipped > 0 {
-        out.warnings.push(format!(
-            "{skipped} line(s) that are neither an entity nor a relation were skipped"
+    if out.skipped > 0 {
+        warnings.push(format!(
+            "{} line(s) that are neither an entity nor a relation were skipped",
+            out.skipped
         ));
     }
     if no_observations > 0 {
-        out.warnings.push(format!(
+        warnings.push(format!(
             "{no_observations} entity line(s) without `observations` were read as having none"
         ));
     }
-    Ok(out)
+    out
 }
 
 impl Parsed {

@@ -24,6 +24,7 @@ pub mod search;
 pub mod substring;
 pub mod tools;
 pub mod validate;
+pub mod verify;
 
 pub use log::{Changes, Contents, Log, LogError};
 pub use memory::{Memory, OpenError};

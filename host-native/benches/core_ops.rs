@@ -39,7 +39,7 @@ impl Target for Native {
 
 impl Target for Server {
     fn handle(&mut self, message: &str) -> Vec<String> {
-        Server::handle(self, message).expect("the component does not trap")
+        Server::handle(self, 0, message).expect("the component does not trap")
     }
 }
 

@@ -103,13 +103,40 @@ impl Server {
         Ok(result?)
     }
 
-    /// Handles one MCP message; returns the messages to send.
-    pub fn handle(&mut self, message: &str) -> Result<Vec<String>> {
+    /// Handles one MCP message from the client of `session`; returns the messages to send
+    /// it.
+    pub fn handle(&mut self, session: u32, message: &str) -> Result<Vec<String>> {
         self.locked(|b, store, memory| {
             b.mcp_memory_memory_server()
                 .memory()
-                .call_handle(store, memory, message)
+                .call_handle(store, memory, session, message)
         })
+    }
+
+    /// Messages waiting for other sessions' clients, as (session, message).
+    pub fn take_notices(&mut self) -> Result<Vec<(u32, String)>> {
+        let memory = self.memory;
+        let server = self.bindings.mcp_memory_memory_server();
+        Ok(server.memory().call_take_notices(&mut self.store, memory)?)
+    }
+
+    /// Forgets a session whose client went away.
+    pub fn end_session(&mut self, session: u32) -> Result<()> {
+        let memory = self.memory;
+        let server = self.bindings.mcp_memory_memory_server();
+        Ok(server
+            .memory()
+            .call_end_session(&mut self.store, memory, session)?)
+    }
+
+    /// Rewrites the memory file as the graph as it stands; returns its record count.
+    pub fn compact(&mut self) -> Result<u32> {
+        self.locked(|b, store, memory| {
+            b.mcp_memory_memory_server()
+                .memory()
+                .call_compact(store, memory)
+        })?
+        .map_err(|e| anyhow!(e))
     }
 
     /// Warnings the memory file produced since the last call (torn tails cut off).

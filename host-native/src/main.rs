@@ -4,13 +4,17 @@
 //! binary owns the memory file, the transport and the command line.
 
 use std::io::Write;
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 
+use mcp_memory::auth::{TOKEN_ENV, Token};
 use mcp_memory::disk::{Durability, open_log};
 use mcp_memory::engine::Server;
+use mcp_memory::listen::{self, Listen, Network};
+use mcp_memory::service::Service;
 use mcp_memory::{config, stdio};
 use mcp_memory_core::frame;
 
@@ -32,6 +36,31 @@ struct Cli {
     #[arg(long, value_enum, default_value_t = Transport::Stdio)]
     transport: Transport,
 
+    /// Where the tcp and http transports listen (port 0: any free port; the address is
+    /// printed on stderr).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8808")]
+    bind: SocketAddr,
+
+    /// The bearer token network clients must present (prefer --auth-token-file or the
+    /// environment: a flag is visible to other users in the process list).
+    #[arg(long, value_name = "TOKEN", conflicts_with = "auth_token_file")]
+    auth_token: Option<String>,
+
+    /// A file holding the bearer token (surrounding whitespace trimmed; an empty file is an
+    /// error). Without a token flag, $MCP_MEMORY_AUTH_TOKEN is used.
+    #[arg(long, value_name = "FILE")]
+    auth_token_file: Option<PathBuf>,
+
+    /// Serve on a non-loopback address without a token (anyone who can reach it can read
+    /// and change the memory).
+    #[arg(long)]
+    allow_unauthenticated: bool,
+
+    /// An Origin (`scheme://host[:port]`) whose web pages may call the http transport;
+    /// repeatable. Requests with any other Origin get 403.
+    #[arg(long, value_name = "ORIGIN")]
+    allow_origin: Vec<String>,
+
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -40,6 +69,10 @@ struct Cli {
 enum Transport {
     /// Newline-delimited JSON-RPC on stdin/stdout.
     Stdio,
+    /// Newline-delimited JSON-RPC over TCP on --bind, one session per connection.
+    Tcp,
+    /// MCP Streamable HTTP on --bind, endpoint /mcp.
+    Http,
 }
 
 #[derive(Copy, Clone, ValueEnum)]
@@ -68,6 +101,36 @@ enum Command {
         /// The file to read.
         file: PathBuf,
     },
+    /// Rewrite the memory file as the graph as it stands (deleted text leaves the file);
+    /// safe while servers run on it.
+    Compact,
+    /// Check a memory file (a log or a reference memory.jsonl) without changing it.
+    ///
+    /// Reads the header, every frame (length check, checksum) and record, replays them, and
+    /// prints counts and the first problem. Exit code: 0 clean; 1 damaged (the file does not
+    /// open); 3 only a torn tail (the file opens, and the tail is dropped); 2 the file cannot
+    /// be read.
+    Verify {
+        /// The file to check.
+        file: PathBuf,
+        /// Print the report as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write the readable part of a damaged memory file to a new file (FILE is not changed).
+    ///
+    /// A log keeps every whole record before its first problem; a reference memory.jsonl
+    /// keeps the lines its reader accepts. The new file has FILE's permissions.
+    Repair {
+        /// The file to repair.
+        file: PathBuf,
+        /// Where to write the repaired file [default: FILE.repaired].
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<PathBuf>,
+        /// Overwrite OUT if it exists.
+        #[arg(long)]
+        force: bool,
+    },
 }
 
 fn open(path: &Path, durability: Durability) -> Result<Server> {
@@ -88,13 +151,39 @@ fn main() -> Result<()> {
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => {
             let server = open(&path, durability)?;
-            let Transport::Stdio = cli.transport;
+            let reopen_path = path.clone();
+            let service = Service::new(server, Box::new(move || open(&reopen_path, durability)));
+            let network = match cli.transport {
+                Transport::Stdio => {
+                    eprintln!(
+                        "mcp-memory {}: serving {} on stdio",
+                        env!("CARGO_PKG_VERSION"),
+                        path.display()
+                    );
+                    return stdio::serve(service);
+                }
+                Transport::Tcp => Network::Tcp,
+                Transport::Http => Network::Http,
+            };
+            let listen = Listen {
+                addr: cli.bind,
+                token: Token::resolve(
+                    cli.auth_token.as_deref(),
+                    cli.auth_token_file.as_deref(),
+                    std::env::var(TOKEN_ENV).ok(),
+                )?,
+                allow_unauthenticated: cli.allow_unauthenticated,
+                allowed_origins: cli.allow_origin,
+            };
+            listen::serve(network, listen, service, &path.display().to_string())
+        }
+        Command::Compact => {
+            let records = open(&path, durability)?.compact()?;
             eprintln!(
-                "mcp-memory {}: serving {} on stdio",
-                env!("CARGO_PKG_VERSION"),
+                "mcp-memory: {}: compacted to {records} records",
                 path.display()
             );
-            stdio::serve(server, || open(&path, durability))
+            Ok(())
         }
         Command::Export { format, output } => {
             let bytes = match (format, path.exists()) {
@@ -116,5 +205,13 @@ fn main() -> Result<()> {
             eprintln!("mcp-memory: {}: {summary}", path.display());
             Ok(())
         }
+        Command::Verify { file, json } => {
+            std::process::exit(mcp_memory::maintenance::verify(&file, json).into())
+        }
+        Command::Repair {
+            file,
+            output,
+            force,
+        } => mcp_memory::maintenance::repair(&file, output, force),
     }
 }

@@ -4,12 +4,10 @@ use std::io::{self, BufRead, Write};
 
 use anyhow::Result;
 
-use crate::engine::Server;
+use crate::service::Service;
 
-/// Serves MCP on stdin/stdout until stdin closes or the client stops reading. `reopen`
-/// rebuilds the server from the memory file if the component ever traps (its state is then
-/// lost; the file is the truth), and the failed request is answered with a JSON-RPC error.
-pub fn serve(mut server: Server, reopen: impl Fn() -> Result<Server>) -> Result<()> {
+/// Serves MCP on stdin/stdout (session 0) until stdin closes or the client stops reading.
+pub fn serve(mut service: Service) -> Result<()> {
     widen_pipe(&io::stdout());
     let mut stdin = io::stdin().lock();
     let mut stdout = io::BufWriter::new(io::stdout().lock());
@@ -20,21 +18,7 @@ pub fn serve(mut server: Server, reopen: impl Fn() -> Result<Server>) -> Result<
             return Ok(());
         }
         let text = String::from_utf8_lossy(trim_eol(&line));
-        let replies = match server.handle(&text) {
-            Ok(replies) => replies,
-            Err(trap) => {
-                eprintln!(
-                    "mcp-memory: error: the memory component failed ({trap:#}); reloading the memory from its file"
-                );
-                drop(server);
-                server = reopen()?;
-                let reason = "internal error: the memory engine failed on this request and was reloaded from its file";
-                server.failure_reply(&text, reason)?.into_iter().collect()
-            }
-        };
-        for w in server.take_warnings() {
-            eprintln!("mcp-memory: warning: {w}");
-        }
+        let replies = service.handle(0, &text)?;
         match send(&mut stdout, &replies) {
             // The client closed its end: the session is over.
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(()),
@@ -53,7 +37,7 @@ fn send(out: &mut impl Write, messages: &[String]) -> io::Result<()> {
 }
 
 /// The line without its `\n` and one `\r` before it, as the reference's reader does.
-fn trim_eol(line: &[u8]) -> &[u8] {
+pub(crate) fn trim_eol(line: &[u8]) -> &[u8] {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
     line.strip_suffix(b"\r").unwrap_or(line)
 }

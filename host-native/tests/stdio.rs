@@ -799,6 +799,68 @@ fn conversion_keeps_the_files_mode() {
     }
 }
 
+/// The reference loses a 0600 mode when it rewrites its file (its issue #4827); compaction
+/// must keep the mode, and leave none of the deleted text in the file's bytes.
+#[test]
+fn compaction_by_subcommand_or_tool_drops_deleted_text_from_the_bytes_and_keeps_the_mode() {
+    for (wanted, by_tool) in [(0o640, false), (0o600, true)] {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("memory.mcpmem");
+        change(
+            on(&file),
+            &[
+                (
+                    "create_entities",
+                    json!({"entities": [entity("Keep", "t", &["kept fact"]), entity("Gone", "t", &["secret-entity-text"])]}),
+                ),
+                (
+                    "add_observations",
+                    json!({"observations": [{"entityName": "Keep", "contents": ["secret-observation"]}]}),
+                ),
+                (
+                    "create_relations",
+                    json!({"relations": [relation("Keep", "Gone", "secret_relation")]}),
+                ),
+                ("delete_entities", json!({"entityNames": ["Gone"]})),
+                (
+                    "delete_observations",
+                    json!({"deletions": [{"entityName": "Keep", "observations": ["secret-observation"]}]}),
+                ),
+            ],
+        );
+        fs::set_permissions(&file, fs::Permissions::from_mode(wanted)).unwrap();
+        let before = graph(&file);
+        let has_secret = |bytes: &[u8]| bytes.windows(6).any(|w| w == b"secret");
+        assert!(
+            has_secret(&fs::read(&file).unwrap()),
+            "the history holds the deleted text"
+        );
+        if by_tool {
+            change(on(&file), &[("compact", json!({}))]);
+        } else {
+            let mut cmd = on(&file);
+            cmd.arg("compact");
+            exec(cmd, "").assert_ok();
+        }
+        let bytes = fs::read(&file).unwrap();
+        assert!(
+            !has_secret(&bytes),
+            "deleted text is gone from the file (by tool: {by_tool})"
+        );
+        assert!(
+            bytes.windows(9).any(|w| w == b"kept fact"),
+            "live text stays"
+        );
+        assert_eq!(mode(&file), wanted, "mode {wanted:o} is kept");
+        assert_eq!(graph(&file), before, "the graph is unchanged");
+        assert_eq!(
+            listing(dir.path()),
+            ["memory.mcpmem"],
+            "no temporary file is left"
+        );
+    }
+}
+
 #[test]
 fn durability_sync_keeps_every_acknowledged_change() {
     let dir = tempfile::tempdir().unwrap();

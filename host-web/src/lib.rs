@@ -6,6 +6,8 @@
 //! - [`queue::QueueMemory`]: an asynchronous store (IndexedDB, `npm/lib/browser.js`): the
 //!   caller hands in the records before a call and takes what the call appended after it.
 //!
+//! [`verify`] checks and repairs a memory file's bytes for the CLI's `verify` and `repair`.
+//!
 //! Everything with meaning — the graph, MCP, record encoding, the file's framing, recovery
 //! and lock protocol — runs here, in the same Rust the native host runs. This crate only
 //! adapts: JavaScript calls become core calls and back.
@@ -15,6 +17,7 @@ use wasm_bindgen::prelude::*;
 
 pub mod file;
 pub mod queue;
+pub mod verify;
 
 /// A thrown JavaScript value, in words.
 fn log_error(e: JsValue) -> LogError {

@@ -21,6 +21,8 @@ Commands:
   serve   Serve MCP (the default)
   export  Write the memory in another format (to stdout, or to --output)
   import  Merge a memory file (a reference memory.jsonl or an mcp-memory log) into the memory
+  verify  Check a memory file (a log or a reference memory.jsonl) without changing it
+  repair  Write the readable part of a damaged memory file to a new file (FILE is not changed)
 
 Options:
   -f, --memory-file <PATH>          The memory file [default: $MEMORY_FILE_PATH, else
@@ -37,6 +39,12 @@ Options:
 
 export: --format jsonl (default) or log (compacted mcp-memory log), -o/--output FILE
 import: FILE
+verify: FILE, --json (the report as one JSON object). Exit code: 0 clean; 1 damaged (the
+        file does not open); 3 only a torn tail (the file opens, and the tail is dropped);
+        2 the file cannot be read
+repair: FILE, -o/--output OUT [default: FILE.repaired], --force (overwrite OUT). A log keeps
+        every whole record before its first problem; a reference memory.jsonl keeps the
+        lines its reader accepts. The new file has FILE's permissions
 `;
 
 function fail(message) {
@@ -54,6 +62,8 @@ try {
       transport: { type: 'string', default: 'stdio' },
       format: { type: 'string' },
       output: { type: 'string', short: 'o' },
+      json: { type: 'boolean' },
+      force: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'V' },
     },
@@ -77,8 +87,9 @@ if (values.transport !== 'stdio') fail(`invalid value '${values.transport}' for 
 if (values['memory-file'] === '') fail("a value is required for '--memory-file <PATH>' but none was supplied");
 
 const [command = 'serve', ...rest] = positionals;
-for (const option of ['format', 'output']) {
-  if (command !== 'export' && values[option] !== undefined) fail(`unexpected argument '--${option}' found`);
+const OPTION_OF = { format: ['export'], output: ['export', 'repair'], json: ['verify'], force: ['repair'] };
+for (const [option, commands] of Object.entries(OPTION_OF)) {
+  if (!commands.includes(command) && values[option] !== undefined) fail(`unexpected argument '--${option}' found`);
 }
 const path = memoryPath(values['memory-file']);
 const options = { durability: values.durability };
@@ -124,6 +135,16 @@ try {
       process.stderr.write(`mcp-memory: ${path}: ${summary}\n`);
       break;
     }
+    case 'verify': {
+      if (rest.length !== 1) fail('verify needs exactly one FILE');
+      process.exitCode = verify(rest[0], values.json);
+      break;
+    }
+    case 'repair': {
+      if (rest.length !== 1) fail('repair needs exactly one FILE');
+      repair(rest[0], values.output ?? `${rest[0]}.repaired`, values.force);
+      break;
+    }
     default:
       fail(`unrecognized subcommand '${command}'`);
   }
@@ -138,4 +159,56 @@ function exportOf(memory, format) {
   const data = format === 'jsonl' ? memory.exportJsonl() : memory.exportLog();
   memory.close();
   return data;
+}
+
+/**
+ * `verify FILE`: prints the engine's report on stdout (`FILE: ` and its text, or its JSON)
+ * and returns the exit code (the verdict's, or 2 if the file cannot be read).
+ */
+function verify(file, json) {
+  let data;
+  try {
+    data = fs.readFileSync(file);
+  } catch (e) {
+    process.stderr.write(`Error: cannot read ${file}: ${e.message}\n`);
+    return 2;
+  }
+  const report = loadEngine().verifyFile(data);
+  process.stdout.write(json ? `${report.json()}\n` : `${file}: ${report.text()}\n`);
+  return report.exitCode;
+}
+
+/**
+ * `repair FILE`: writes the engine's repair of FILE to `out` (a new file unless `force`;
+ * never FILE itself) with FILE's permissions, and prints what was kept and dropped.
+ */
+function repair(file, out, force) {
+  const data = fs.readFileSync(file);
+  const stat = fs.statSync(file);
+  const existing = fs.statSync(out, { throwIfNoEntry: false });
+  if (existing && existing.dev === stat.dev && existing.ino === stat.ino) {
+    throw new Error(`${out} is the file being repaired; repair never changes it, choose another output`);
+  }
+  let repaired;
+  try {
+    repaired = loadEngine().repairFile(data);
+  } catch (e) {
+    throw new Error(`${file}: ${e.message}`);
+  }
+  const mode = stat.mode & 0o7777;
+  let fd;
+  try {
+    fd = fs.openSync(out, force ? 'w' : 'wx', mode);
+  } catch (e) {
+    if (e.code === 'EEXIST') throw new Error(`${out} already exists; pass --force to overwrite it`);
+    throw e;
+  }
+  try {
+    fs.fchmodSync(fd, mode); // the umask may have narrowed it, and an overwritten file keeps its old one
+    fs.writeFileSync(fd, repaired.bytes());
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  process.stdout.write(`${file}: wrote ${out} (${file} is unchanged)\n${repaired.summary()}\n`);
 }

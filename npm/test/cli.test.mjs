@@ -12,6 +12,7 @@ import {
   EVERY_RECORD_SESSIONS,
   KILL_AFTER_MS,
   Live,
+  NPM_DIR,
   REFERENCE_JSONL,
   assertCatalog,
   assertOk,
@@ -551,3 +552,211 @@ test('a lock left by a process that is gone, or held too long, is broken with a 
   assert.deepEqual(names(await graph(file)), ['here', 'after a dead owner', 'after an old lock']);
   assert.deepEqual(listing(dir), ['memory.mcpmem']);
 });
+
+// ---------------------------------------------------------------------------------------
+// verify and repair
+
+/** A log of three changes written by the CLI, its bytes, and its frames. */
+async function threeChanges(dir) {
+  const file = path.join(dir, 'memory.mcpmem');
+  await change(on(file), [
+    ['create_entities', { entities: [entity('A', 't', ['a'])] }],
+    ['create_entities', { entities: [entity('B', 't', ['b'])] }],
+    ['create_relations', { relations: [relation('A', 'B', 'r')] }],
+  ]);
+  const bytes = fs.readFileSync(file);
+  return { file, bytes, frames: frames(bytes) };
+}
+
+const verify = (...args) => exec(npmCmd('verify', ...args));
+
+test('verify reports a clean log, a torn tail and a corrupt frame (exit 0, 3, 1) and never changes the file', async () => {
+  const dir = tempDir();
+  const { file, bytes, frames: all } = await threeChanges(dir);
+  let run = await verify(file);
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(
+    run.stdout,
+    `${file}: mcp-memory log, ${bytes.length} bytes: clean\n` +
+      'records: 3 (create_entities 2, create_relations 1)\n' +
+      'graph: 2 entities, 1 relations, 2 observations\n',
+  );
+
+  const torn = path.join(dir, 'torn.mcpmem');
+  fs.writeFileSync(torn, bytes.subarray(0, bytes.length - 2));
+  run = await verify(torn);
+  assert.equal(run.status, 3, run.stderr);
+  const last = all[2][0];
+  assert.match(run.stdout, /: torn tail \(opens;/);
+  assert.match(run.stdout, new RegExp(`\ntorn tail at offset ${last}: the last record is incomplete`));
+  assert.match(run.stdout, new RegExp(`\nvalid prefix: ${last} bytes, records: 2 \\(create_entities 2\\)\n`));
+  assert.equal(fs.readFileSync(torn).length, bytes.length - 2, 'verify does not cut the tail');
+
+  const bad = path.join(dir, 'bad.mcpmem');
+  const flipped = Buffer.from(bytes);
+  flipped[all[1][0] + 12] ^= 0xff;
+  fs.writeFileSync(bad, flipped);
+  run = await verify(bad);
+  assert.equal(run.status, 1, run.stderr);
+  assert.match(
+    run.stdout,
+    new RegExp(`\nfirst problem: corrupt record at byte offset ${all[1][0]} \\(record 1\\): checksum mismatch\n`),
+  );
+  run = await verify('--json', bad);
+  assert.equal(run.status, 1);
+  const json = JSON.parse(run.stdout);
+  assert.equal(json.verdict, 'damaged');
+  assert.equal(json.exitCode, 1);
+  assert.deepEqual([json.problem.offset, json.problem.record], [all[1][0], 1]);
+  assert.equal(json.validLength, all[1][0]);
+  assert.ok(fs.readFileSync(bad).equals(flipped), 'verify leaves the file byte-identical');
+  assert.deepEqual(listing(dir), ['bad.mcpmem', 'memory.mcpmem', 'torn.mcpmem'], 'no lock or other file');
+});
+
+test('verify reads a reference JSONL with the tolerant reader and names its first bad line', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'memory.jsonl');
+  fs.writeFileSync(file, REFERENCE_JSONL);
+  let run = await verify(file);
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(run.stdout, /: reference JSONL file \(not an mcp-memory log\), \d+ bytes: clean/);
+  assert.match(run.stdout, /\nlines: 7 \(4 entities, 3 relations, 0 skipped, 0 refused\)\n/);
+  assert.match(run.stdout, /\nwarning: 2 lone UTF-16 surrogate escape/);
+  fs.writeFileSync(file, `${REFERENCE_JSONL}\n{oops\n[1]`);
+  run = await verify(file);
+  assert.equal(run.status, 1, run.stderr);
+  assert.match(run.stdout, /\nfirst problem: line 8: not JSON/);
+  assert.match(run.stdout, /\nlines: 9 \(4 entities, 3 relations, 1 skipped, 1 refused\)\n/);
+  assert.equal(fs.readFileSync(file, 'utf8'), `${REFERENCE_JSONL}\n{oops\n[1]`, 'not converted');
+  assert.deepEqual(listing(dir), ['memory.jsonl']);
+});
+
+test('verify of a file it cannot read exits 2; verify and repair options are refused elsewhere', async () => {
+  const dir = tempDir();
+  let run = await verify(path.join(dir, 'missing'));
+  assert.equal(run.status, 2);
+  assert.equal(run.stdout, '');
+  assert.match(run.stderr, /^Error: cannot read /);
+  for (const args of [['verify'], ['verify', 'a', 'b'], ['repair'], ['verify', '--force', 'a'], ['repair', '--json', 'a'], ['export', '--force']]) {
+    run = await exec(npmCmd(...args), { cwd: dir });
+    assert.equal(run.status, 2, `${args.join(' ')}:\n${run.stderr}`);
+    assert.match(run.stderr, /^error: /, args.join(' '));
+  }
+  assert.deepEqual(listing(dir), []);
+});
+
+test('repair writes the valid prefix to a new file with the input mode, refuses to overwrite without --force, and never edits FILE', async () => {
+  const dir = tempDir();
+  const { file, bytes, frames: all } = await threeChanges(dir);
+  const before = await graph(file);
+  const bad = path.join(dir, 'bad.mcpmem');
+  const damaged = Buffer.concat([bytes, Buffer.from('garbage that is not a frame, long enough')]);
+  damaged[all[2][0] + 13] ^= 0xff; // the third record fails its checksum, and bytes follow
+  fs.writeFileSync(bad, damaged);
+  fs.chmodSync(bad, 0o640);
+  let run = await exec(npmCmd('repair', bad));
+  assertOk(run);
+  const out = `${bad}.repaired`;
+  assert.equal(
+    run.stdout,
+    `${bad}: wrote ${out} (${bad} is unchanged)\n` +
+      `kept: 2 records, the first ${all[2][0]} bytes\n` +
+      `dropped: ${damaged.length - all[2][0]} bytes from offset ${all[2][0]}\n` +
+      `because: corrupt record at byte offset ${all[2][0]} (record 2): checksum mismatch\n`,
+  );
+  assert.ok(fs.readFileSync(bad).equals(damaged), 'the input is unchanged');
+  assert.ok(fs.readFileSync(out).equals(bytes.subarray(0, all[2][0])), 'the output is the valid prefix');
+  assert.equal(mode(out).toString(8), '640');
+  assert.equal((await verify(out)).status, 0);
+  assert.deepEqual((await graph(out)).entities, before.entities, 'both entities are kept; the relation was in the dropped record');
+
+  run = await exec(npmCmd('repair', bad));
+  assert.equal(run.status, 1);
+  assert.match(run.stderr, /already exists; pass --force/);
+  run = await exec(npmCmd('repair', bad, '-o', bad, '--force'));
+  assert.equal(run.status, 1);
+  assert.match(run.stderr, /is the file being repaired/);
+  assert.ok(fs.readFileSync(bad).equals(damaged));
+  const other = path.join(dir, 'other.mcpmem');
+  assertOk(await exec(npmCmd('repair', bad, '--output', other)));
+  fs.writeFileSync(other, 'old');
+  assertOk(await exec(npmCmd('repair', bad, '-o', other, '--force')));
+  assert.ok(fs.readFileSync(other).equals(bytes.subarray(0, all[2][0])));
+});
+
+test('repair of a reference JSONL keeps the lines its reader accepts, verbatim', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'memory.jsonl');
+  fs.writeFileSync(file, `{oops\n${REFERENCE_JSONL}\n{"type":"entity","name":5}\n`);
+  const run = assertOk(await exec(npmCmd('repair', file)));
+  assert.match(run.stdout, /\nkept: 7 lines \(4 entities, 3 relations, 0 skipped\)\ndropped: 2 lines, \d+ bytes: line 1, 9\nbecause: line 1: not JSON/);
+  assert.equal(fs.readFileSync(`${file}.repaired`, 'utf8'), `${REFERENCE_JSONL}\n`);
+  assert.deepEqual(await graph(`${file}.repaired`), referenceGraph());
+});
+
+const NATIVE = process.env.MCP_MEMORY_NATIVE
+  ? path.resolve(process.env.MCP_MEMORY_NATIVE)
+  : path.resolve(NPM_DIR, '..', 'target', 'release', 'mcp-memory');
+
+test(
+  'the native binary prints the same verify and repair reports, exit codes and repaired bytes',
+  { skip: !fs.existsSync(NATIVE) && `no native binary at ${NATIVE} (cargo build --release -p mcp-memory)` },
+  async () => {
+    const dir = tempDir();
+    const { file, bytes, frames: all } = await threeChanges(dir);
+    const flipped = Buffer.from(bytes);
+    flipped[all[0][0] + 20] ^= 1;
+    const undecodable = Buffer.from(bytes.subarray(0, all[1][0]));
+    const payload = Buffer.from([200, 1, 0]);
+    const header = Buffer.alloc(12);
+    header.writeUInt32LE(payload.length, 0);
+    header.writeUInt32LE(~payload.length >>> 0, 4);
+    header.writeUInt32LE(crc32(payload), 8);
+    const cases = {
+      'clean.mcpmem': bytes,
+      'torn.mcpmem': bytes.subarray(0, bytes.length - 1),
+      'zeros.mcpmem': Buffer.concat([bytes, Buffer.alloc(100)]),
+      'corrupt.mcpmem': flipped,
+      'undecodable.mcpmem': Buffer.concat([undecodable, header, payload, bytes.subarray(all[1][0])]),
+      'header.mcpmem': bytes.subarray(0, 5),
+      'newer.mcpmem': Buffer.concat([bytes.subarray(0, 8), Buffer.from([2, 0, 0, 0]), bytes.subarray(12)]),
+      'empty.mcpmem': Buffer.alloc(0),
+      'reference.jsonl': Buffer.from(REFERENCE_JSONL),
+      'bad.jsonl': Buffer.from(`${REFERENCE_JSONL}\n{oops\n\uFEFF[]\n{"type":"relation"}`),
+    };
+    fs.rmSync(file);
+    for (const [name, data] of Object.entries(cases)) {
+      const input = path.join(dir, name);
+      fs.writeFileSync(input, data);
+      for (const args of [['verify', name], ['verify', '--json', name], ['repair', name, '-o', `${name}.HOST`]]) {
+        const runs = {};
+        for (const [host, cmd] of [
+          ['npm', npmCmd()],
+          ['native', { command: NATIVE, args: [] }],
+        ]) {
+          const hostArgs = args.map((a) => a.replace('HOST', host));
+          runs[host] = await exec(withArgs(cmd, ...hostArgs), { cwd: dir });
+          runs[host].stdout = runs[host].stdout.replaceAll(`.${host}`, '.HOST');
+        }
+        const what = `${args.join(' ')}`;
+        assert.equal(runs.npm.stdout, runs.native.stdout, `${what}: same report`);
+        assert.equal(runs.npm.status, runs.native.status, `${what}: same exit code`);
+        if (args[0] === 'repair' && runs.npm.status === 0) {
+          const [a, b] = ['npm', 'native'].map((host) => fs.readFileSync(path.join(dir, `${name}.${host}`)));
+          assert.ok(a.equals(b), `${what}: same repaired bytes`);
+        }
+      }
+      assert.ok(fs.readFileSync(input).equals(data), `${name} is unchanged`);
+    }
+  },
+);
+
+/** CRC-32 (IEEE), as the file format uses. */
+function crc32(bytes) {
+  let crc = 0xffffffff;
+  for (const b of bytes) {
+    crc ^= b;
+    for (let k = 0; k < 8; k++) crc = (crc >>> 1) ^ (0xedb88320 & -(crc & 1));
+  }
+  return (crc ^ 0xffffffff) >>> 0;
+}

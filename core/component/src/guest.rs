@@ -66,8 +66,21 @@ impl GuestMemory for GuestMem {
         Ok((MemoryHandle::new(GuestMem(RefCell::new(memory))), warnings))
     }
 
-    fn handle(&self, message: String) -> Vec<String> {
-        self.0.borrow_mut().handle(&message)
+    fn handle(&self, session: u32, message: String) -> Vec<String> {
+        self.0.borrow_mut().handle_in(session, &message)
+    }
+
+    fn take_notices(&self) -> Vec<(u32, String)> {
+        self.0.borrow_mut().take_notices()
+    }
+
+    fn end_session(&self, session: u32) {
+        self.0.borrow_mut().end_session(session)
+    }
+
+    fn compact(&self) -> Result<u32, String> {
+        let records = self.0.borrow_mut().compact()?;
+        u32::try_from(records).map_err(|_| "too many records".to_string())
     }
 
     fn export_jsonl(&self) -> Result<Vec<u8>, String> {

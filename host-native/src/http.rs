@@ -1,0 +1,436 @@
+//! MCP Streamable HTTP on `/mcp`: POST carries one JSON-RPC message (the answer is JSON, or
+//! an SSE stream when notifications precede the reply), GET opens the session's stream of
+//! notifications, DELETE ends the session. Checked in this order: the Origin (403 unless
+//! allowed), the Host of a loopback server (403 unless a loopback name: DNS rebinding), the
+//! bearer token (401), the `MCP-Protocol-Version` (400), the `MCP-Session-Id` (400 missing,
+//! 404 unknown).
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::any;
+use mcp_memory_core::mcp::PROTOCOL_VERSIONS;
+use mcp_memory_core::tools::limits::MAX_MESSAGE_BYTES;
+use serde_json::Value;
+use tokio::net::TcpListener;
+use tokio::sync::mpsc;
+use tokio_stream::StreamExt;
+use tokio_stream::wrappers::ReceiverStream;
+
+use crate::auth::Token;
+use crate::hub::{Hub, OUTBOX_MESSAGES};
+
+/// The endpoint's path.
+pub const PATH: &str = "/mcp";
+/// Sessions kept at once; a new one past this ends the least recently used.
+pub const MAX_SESSIONS: usize = 1024;
+const SESSION_HEADER: &str = "mcp-session-id";
+const VERSION_HEADER: &str = "mcp-protocol-version";
+
+/// Who may call, and what the endpoint must check.
+pub struct Policy {
+    /// The bearer token, if one is required.
+    pub token: Option<Token>,
+    /// Origins (`scheme://host[:port]`) whose pages may call; requests without an Origin
+    /// header (non-browser clients) are always allowed.
+    pub allowed_origins: Vec<String>,
+    /// Whether the server listens on a loopback address (then Host must be a loopback name).
+    pub loopback: bool,
+}
+
+struct Session {
+    number: u32,
+    streaming: bool,
+    used: Instant,
+}
+
+struct App {
+    hub: Hub,
+    policy: Policy,
+    sessions: Mutex<HashMap<String, Session>>,
+}
+
+impl App {
+    fn sessions(&self) -> MutexGuard<'_, HashMap<String, Session>> {
+        self.sessions.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Serves `/mcp` until the process ends.
+pub async fn serve(listener: TcpListener, hub: Hub, policy: Policy) -> Result<()> {
+    let app = Arc::new(App {
+        hub,
+        policy,
+        sessions: Mutex::new(HashMap::new()),
+    });
+    let router = Router::new()
+        .route(PATH, any(endpoint))
+        .layer(DefaultBodyLimit::max(MAX_MESSAGE_BYTES))
+        .with_state(app);
+    axum::serve(listener, router).await?;
+    Ok(())
+}
+
+/// A refused request: an HTTP status and a JSON-RPC error (no id) saying why.
+struct Refusal {
+    status: StatusCode,
+    code: i32,
+    message: Cow<'static, str>,
+}
+
+fn refuse(status: StatusCode, code: i32, message: impl Into<Cow<'static, str>>) -> Refusal {
+    Refusal {
+        status,
+        code,
+        message: message.into(),
+    }
+}
+
+impl IntoResponse for Refusal {
+    fn into_response(self) -> Response {
+        let body = serde_json::json!({"jsonrpc": "2.0", "id": null,
+            "error": {"code": self.code, "message": self.message}});
+        let mut response = (
+            self.status,
+            [(header::CONTENT_TYPE, "application/json")],
+            body.to_string(),
+        )
+            .into_response();
+        let extra = match self.status {
+            StatusCode::UNAUTHORIZED => Some((header::WWW_AUTHENTICATE, "Bearer")),
+            StatusCode::METHOD_NOT_ALLOWED => Some((header::ALLOW, "GET, POST, DELETE")),
+            _ => None,
+        };
+        if let Some((name, value)) = extra {
+            response
+                .headers_mut()
+                .insert(name, HeaderValue::from_static(value));
+        }
+        response
+    }
+}
+
+fn text(headers: &HeaderMap, name: impl header::AsHeaderName) -> Option<&str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// Whether a Host header names this machine's loopback interface.
+fn loopback_host(host: &str) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or_default(),
+        None => host.rsplit_once(':').map_or(host, |(name, _)| name),
+    };
+    matches!(name, "localhost" | "127.0.0.1" | "::1")
+}
+
+/// The checks every method passes first; `Err` is the refusal to send.
+fn admit(app: &App, headers: &HeaderMap) -> Result<(), Refusal> {
+    let policy = &app.policy;
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let allowed = origin
+            .to_str()
+            .is_ok_and(|o| policy.allowed_origins.iter().any(|a| a == o));
+        if !allowed {
+            return Err(refuse(
+                StatusCode::FORBIDDEN,
+                -32000,
+                "Forbidden: this Origin may not call the server (see --allow-origin)",
+            ));
+        }
+    }
+    if policy.loopback && !text(headers, header::HOST).is_some_and(loopback_host) {
+        return Err(refuse(
+            StatusCode::FORBIDDEN,
+            -32000,
+            "Forbidden: a loopback server answers only requests for localhost",
+        ));
+    }
+    if let Some(token) = &policy.token {
+        let ok = text(headers, header::AUTHORIZATION).is_some_and(|h| token.authorizes(h));
+        if !ok {
+            return Err(refuse(
+                StatusCode::UNAUTHORIZED,
+                -32001,
+                "Unauthorized: send `Authorization: Bearer <token>`",
+            ));
+        }
+    }
+    if let Some(version) = headers.get(VERSION_HEADER) {
+        let known = version
+            .to_str()
+            .is_ok_and(|v| PROTOCOL_VERSIONS.contains(&v));
+        if !known {
+            let message = format!(
+                "Bad Request: unsupported MCP-Protocol-Version (supported: {})",
+                PROTOCOL_VERSIONS.join(", ")
+            );
+            return Err(refuse(StatusCode::BAD_REQUEST, -32000, message));
+        }
+    }
+    Ok(())
+}
+
+async fn endpoint(
+    State(app): State<Arc<App>>,
+    method: Method,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    if let Err(refused) = admit(&app, &headers) {
+        return refused.into_response();
+    }
+    match method {
+        Method::POST => post(&app, &headers, body).await,
+        Method::GET => get(&app, &headers),
+        Method::DELETE => delete(&app, &headers),
+        _ => refuse(StatusCode::METHOD_NOT_ALLOWED, -32000, "Method Not Allowed").into_response(),
+    }
+}
+
+fn accepts(headers: &HeaderMap, kind: &str) -> bool {
+    text(headers, header::ACCEPT).is_some_and(|a| {
+        a.split(',').any(|part| {
+            let media = part.split(';').next().unwrap_or_default().trim();
+            media == kind || media == "*/*"
+        })
+    })
+}
+
+/// The session a request names: its number, or the refusal.
+fn session_of(app: &App, headers: &HeaderMap) -> Result<(String, u32), Refusal> {
+    let Some(id) = text(headers, SESSION_HEADER) else {
+        return Err(refuse(
+            StatusCode::BAD_REQUEST,
+            -32000,
+            "Bad Request: no MCP-Session-Id header (initialize first)",
+        ));
+    };
+    let mut sessions = app.sessions();
+    match sessions.get_mut(id) {
+        Some(session) => {
+            session.used = Instant::now();
+            Ok((id.to_string(), session.number))
+        }
+        None => Err(refuse(StatusCode::NOT_FOUND, -32001, "Session not found")),
+    }
+}
+
+/// A new session's id: 128 random bits in hex.
+fn new_session_id() -> Result<String> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| anyhow::anyhow!("no randomness for a session id: {e}"))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Registers a session, ending the least recently used one if there are too many.
+fn open_session(app: &App) -> Result<(String, u32)> {
+    let id = new_session_id()?;
+    let number = app.hub.new_session();
+    let mut sessions = app.sessions();
+    if sessions.len() >= MAX_SESSIONS
+        && let Some(oldest) = sessions
+            .iter()
+            .min_by_key(|(_, s)| s.used)
+            .map(|(k, _)| k.clone())
+        && let Some(gone) = sessions.remove(&oldest)
+    {
+        app.hub.end(gone.number);
+    }
+    sessions.insert(
+        id.clone(),
+        Session {
+            number,
+            streaming: false,
+            used: Instant::now(),
+        },
+    );
+    Ok((id, number))
+}
+
+async fn post(app: &App, headers: &HeaderMap, body: Bytes) -> Response {
+    if !text(headers, header::CONTENT_TYPE).is_some_and(|c| {
+        c.split(';')
+            .next()
+            .is_some_and(|m| m.trim() == "application/json")
+    }) {
+        return refuse(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            -32000,
+            "Unsupported Media Type: send application/json",
+        )
+        .into_response();
+    }
+    if !accepts(headers, "application/json") {
+        return refuse(
+            StatusCode::NOT_ACCEPTABLE,
+            -32000,
+            "Not Acceptable: accept application/json (and text/event-stream)",
+        )
+        .into_response();
+    }
+    let Ok(message) = std::str::from_utf8(&body) else {
+        return refuse(
+            StatusCode::BAD_REQUEST,
+            -32700,
+            "Parse error: the body is not UTF-8",
+        )
+        .into_response();
+    };
+    let Ok(parsed) = serde_json::from_str::<Value>(message) else {
+        return refuse(
+            StatusCode::BAD_REQUEST,
+            -32700,
+            "Parse error: the body is not JSON",
+        )
+        .into_response();
+    };
+    if parsed.is_array() {
+        return refuse(
+            StatusCode::BAD_REQUEST,
+            -32600,
+            "Invalid Request: JSON-RPC batches are not supported; send one message per request",
+        )
+        .into_response();
+    }
+    let is_request = parsed.get("id").is_some() && parsed.get("method").is_some();
+    let initialize =
+        is_request && parsed.get("method").and_then(Value::as_str) == Some("initialize");
+    let (id, number) = if initialize {
+        match open_session(app) {
+            Ok(opened) => opened,
+            Err(e) => {
+                return refuse(StatusCode::INTERNAL_SERVER_ERROR, -32603, format!("{e:#}"))
+                    .into_response();
+            }
+        }
+    } else {
+        match session_of(app, headers) {
+            Ok(session) => session,
+            Err(refused) => return refused.into_response(),
+        }
+    };
+    let mut replies = app.hub.handle(number, message.to_string()).await;
+    let mut response = if replies.is_empty() {
+        StatusCode::ACCEPTED.into_response()
+    } else if replies.len() > 1 && accepts(headers, "text/event-stream") {
+        let events = replies
+            .into_iter()
+            .map(|m| Ok::<_, Infallible>(Event::default().data(m)));
+        Sse::new(tokio_stream::iter(events)).into_response()
+    } else {
+        let reply = replies.pop().unwrap_or_default();
+        ([(header::CONTENT_TYPE, "application/json")], reply).into_response()
+    };
+    if initialize && let Ok(value) = HeaderValue::from_str(&id) {
+        response.headers_mut().insert(SESSION_HEADER, value);
+    }
+    response
+}
+
+/// Marks a session's notification stream closed when the client drops it.
+struct StreamGuard {
+    app: Arc<App>,
+    id: String,
+    number: u32,
+}
+
+impl Drop for StreamGuard {
+    fn drop(&mut self) {
+        self.app.hub.detach(self.number);
+        if let Some(session) = self.app.sessions().get_mut(&self.id) {
+            session.streaming = false;
+        }
+    }
+}
+
+fn get(app: &Arc<App>, headers: &HeaderMap) -> Response {
+    if !accepts(headers, "text/event-stream") {
+        return refuse(
+            StatusCode::NOT_ACCEPTABLE,
+            -32000,
+            "Not Acceptable: accept text/event-stream",
+        )
+        .into_response();
+    }
+    let (id, number) = match session_of(app, headers) {
+        Ok(session) => session,
+        Err(refused) => return refused.into_response(),
+    };
+    {
+        let mut sessions = app.sessions();
+        let Some(session) = sessions.get_mut(&id) else {
+            return refuse(StatusCode::NOT_FOUND, -32001, "Session not found").into_response();
+        };
+        if session.streaming {
+            return refuse(
+                StatusCode::CONFLICT,
+                -32000,
+                "Conflict: this session already has a notification stream",
+            )
+            .into_response();
+        }
+        session.streaming = true;
+    }
+    let (outbox, queue) = mpsc::channel(OUTBOX_MESSAGES);
+    app.hub.attach(number, outbox);
+    let guard = StreamGuard {
+        app: Arc::clone(app),
+        id,
+        number,
+    };
+    let stream = ReceiverStream::new(queue).map(move |m| {
+        let _ = &guard;
+        Ok::<_, Infallible>(Event::default().data(m))
+    });
+    Sse::new(stream)
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response()
+}
+
+fn delete(app: &App, headers: &HeaderMap) -> Response {
+    let (id, number) = match session_of(app, headers) {
+        Ok(session) => session,
+        Err(refused) => return refused.into_response(),
+    };
+    app.sessions().remove(&id);
+    app.hub.end(number);
+    StatusCode::OK.into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_hosts_are_the_loopback_names_with_any_port() {
+        for host in [
+            "localhost",
+            "localhost:80",
+            "127.0.0.1:8808",
+            "[::1]:9",
+            "[::1]",
+        ] {
+            assert!(loopback_host(host), "{host}");
+        }
+        for host in [
+            "evil.example",
+            "evil.example:8808",
+            "127.0.0.2:1",
+            "localhost.evil:1",
+            "[::2]:1",
+        ] {
+            assert!(!loopback_host(host), "{host}");
+        }
+    }
+}

@@ -1,0 +1,144 @@
+//! What the network transports share: one thread owns the memory ([`Service`]) and handles
+//! every client's messages in arrival order; each connected client has a session number and
+//! an outbox where messages for it (replies, other clients' change notifications) wait.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::mpsc;
+use std::thread;
+
+use tokio::sync::{mpsc as tmpsc, oneshot};
+
+use crate::service::Service;
+
+/// Messages an outbox holds before its client must read some (a client that stops reading
+/// slows only itself; notifications that find its outbox full are dropped).
+pub const OUTBOX_MESSAGES: usize = 64;
+
+/// Where messages for one client wait.
+pub type Outbox = tmpsc::Sender<String>;
+
+enum Job {
+    Handle {
+        session: u32,
+        message: String,
+        done: oneshot::Sender<Vec<String>>,
+    },
+    Attach {
+        session: u32,
+        outbox: Outbox,
+    },
+    Detach {
+        session: u32,
+    },
+    End {
+        session: u32,
+    },
+    Stop,
+}
+
+/// A handle on the memory's thread; cheap to clone.
+#[derive(Clone)]
+pub struct Hub {
+    jobs: mpsc::Sender<Job>,
+    next_session: Arc<AtomicU32>,
+}
+
+/// The memory's thread; [`Engine::stop`] ends it, making everything written durable.
+pub struct Engine {
+    jobs: mpsc::Sender<Job>,
+    thread: thread::JoinHandle<()>,
+}
+
+impl Engine {
+    /// Waits for the messages already sent, then closes the memory (final fsync).
+    pub fn stop(self) {
+        let _ = self.jobs.send(Job::Stop);
+        let _ = self.thread.join();
+    }
+}
+
+/// Starts the memory's thread.
+pub fn start(mut service: Service) -> (Hub, Engine) {
+    let (jobs, queue) = mpsc::channel::<Job>();
+    let thread = thread::spawn(move || {
+        let mut outboxes: HashMap<u32, Outbox> = HashMap::new();
+        for job in queue {
+            match job {
+                Job::Handle {
+                    session,
+                    message,
+                    done,
+                } => {
+                    let replies = match service.handle(session, &message) {
+                        Ok(replies) => replies,
+                        Err(e) => {
+                            eprintln!("mcp-memory: error: cannot reopen the memory: {e:#}");
+                            std::process::exit(1);
+                        }
+                    };
+                    let _ = done.send(replies);
+                    for (to, notice) in service.take_notices() {
+                        if let Some(outbox) = outboxes.get(&to) {
+                            let _ = outbox.try_send(notice);
+                        }
+                    }
+                }
+                Job::Attach { session, outbox } => {
+                    outboxes.insert(session, outbox);
+                }
+                Job::Detach { session } => {
+                    outboxes.remove(&session);
+                }
+                Job::End { session } => {
+                    outboxes.remove(&session);
+                    service.end_session(session);
+                }
+                Job::Stop => break,
+            }
+        }
+    });
+    let hub = Hub {
+        jobs: jobs.clone(),
+        next_session: Arc::new(AtomicU32::new(1)),
+    };
+    (hub, Engine { jobs, thread })
+}
+
+impl Hub {
+    /// A new session number (0 is stdio's).
+    pub fn new_session(&self) -> u32 {
+        self.next_session.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Handles one message from `session`'s client; the messages for it. Empty if the
+    /// memory has stopped.
+    pub async fn handle(&self, session: u32, message: String) -> Vec<String> {
+        let (done, reply) = oneshot::channel();
+        let job = Job::Handle {
+            session,
+            message,
+            done,
+        };
+        if self.jobs.send(job).is_err() {
+            return Vec::new();
+        }
+        reply.await.unwrap_or_default()
+    }
+
+    /// Sends notifications for `session` to `outbox` from now on.
+    pub fn attach(&self, session: u32, outbox: Outbox) {
+        let _ = self.jobs.send(Job::Attach { session, outbox });
+    }
+
+    /// Stops sending notifications for `session` (its stream closed; the session lives on).
+    pub fn detach(&self, session: u32) {
+        let _ = self.jobs.send(Job::Detach { session });
+    }
+
+    /// Ends `session`: its client went away.
+    pub fn end(&self, session: u32) {
+        let _ = self.jobs.send(Job::End { session });
+    }
+}

@@ -1,0 +1,94 @@
+//! Serving on the network: the runtime, the listening socket, the checks before it opens,
+//! and a clean stop on SIGINT or SIGTERM (every written change made durable).
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use tokio::net::TcpListener;
+
+use crate::auth::{Token, check_exposure};
+use crate::service::Service;
+use crate::{http, hub, tcp};
+
+/// The network transports.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Network {
+    /// Newline-delimited JSON-RPC over TCP.
+    Tcp,
+    /// MCP Streamable HTTP.
+    Http,
+}
+
+/// Where and for whom to listen.
+pub struct Listen {
+    /// The address to bind.
+    pub addr: SocketAddr,
+    /// The bearer token clients must present, if any.
+    pub token: Option<Token>,
+    /// Whether a non-loopback address may be served without a token.
+    pub allow_unauthenticated: bool,
+    /// Origins whose pages may call the http transport.
+    pub allowed_origins: Vec<String>,
+}
+
+/// Serves `service` on the network until SIGINT or SIGTERM. `memory` names the memory file
+/// in the start-up line, which also gives the bound address (useful with port 0).
+pub fn serve(network: Network, listen: Listen, service: Service, memory: &str) -> Result<()> {
+    check_exposure(
+        listen.addr,
+        listen.token.as_ref(),
+        listen.allow_unauthenticated,
+    )?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the network runtime")?;
+    let (hub, engine) = hub::start(service);
+    let served = runtime.block_on(async move {
+        let listener = TcpListener::bind(listen.addr)
+            .await
+            .with_context(|| format!("cannot listen on {}", listen.addr))?;
+        let bound = listener.local_addr()?;
+        let url = match network {
+            Network::Tcp => format!("tcp://{bound}"),
+            Network::Http => format!("http://{bound}{}", http::PATH),
+        };
+        eprintln!(
+            "mcp-memory {}: serving {memory} on {url}",
+            env!("CARGO_PKG_VERSION")
+        );
+        let serving = async {
+            match network {
+                Network::Tcp => tcp::serve(listener, hub, listen.token.map(Arc::new)).await,
+                Network::Http => {
+                    let policy = http::Policy {
+                        token: listen.token,
+                        allowed_origins: listen.allowed_origins,
+                        loopback: bound.ip().is_loopback(),
+                    };
+                    http::serve(listener, hub, policy).await
+                }
+            }
+        };
+        tokio::select! {
+            served = serving => served,
+            stop = stop_signal() => stop,
+        }
+    });
+    runtime.shutdown_background();
+    engine.stop();
+    served
+}
+
+/// Waits for SIGINT or SIGTERM.
+async fn stop_signal() -> Result<()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate())?;
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+    }
+    eprintln!("mcp-memory: stopping");
+    Ok(())
+}

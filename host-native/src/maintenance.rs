@@ -1,0 +1,93 @@
+//! `mcp-memory verify` and `mcp-memory repair`: file I/O around
+//! `mcp_memory_core::verify`, which does every check. Neither takes the memory file's lock:
+//! `verify` only reads, and `repair` writes a new file and never touches its input.
+
+use std::fs::{self, OpenOptions, Permissions};
+use std::io::{ErrorKind, Write};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, anyhow, bail};
+use mcp_memory_core::verify;
+
+/// Exit code when `verify` cannot read its file (as for a usage error).
+const CANNOT_CHECK: u8 = 2;
+
+fn read(file: &Path) -> Result<Vec<u8>> {
+    fs::read(file).with_context(|| format!("cannot read {}", file.display()))
+}
+
+/// Checks `file` and prints the report on stdout (`FILE: ` and the text, or JSON with
+/// `json`); returns the exit code (the verdict's, or 2 if the file cannot be read).
+pub fn verify(file: &Path, json: bool) -> u8 {
+    let bytes = match read(file) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            eprintln!("Error: {e:?}");
+            return CANNOT_CHECK;
+        }
+    };
+    let report = verify::verify(&bytes);
+    let printed = if json {
+        writeln!(std::io::stdout(), "{}", report.to_json())
+    } else {
+        writeln!(std::io::stdout(), "{}: {report}", file.display())
+    };
+    match printed.and_then(|()| std::io::stdout().flush()) {
+        Ok(()) => report.verdict().exit_code(),
+        Err(_) => CANNOT_CHECK,
+    }
+}
+
+/// Where `repair` writes by default: `FILE.repaired`.
+fn default_output(file: &Path) -> PathBuf {
+    let mut name = file.as_os_str().to_owned();
+    name.push(".repaired");
+    PathBuf::from(name)
+}
+
+/// Writes the repaired copy of `file` (see `verify::repair`) to `output` (default
+/// `FILE.repaired`) with `file`'s permissions, refusing an existing output unless `force`
+/// and refusing the input itself always; prints what was kept and dropped on stdout.
+pub fn repair(file: &Path, output: Option<PathBuf>, force: bool) -> Result<()> {
+    let bytes = read(file)?;
+    let meta = fs::metadata(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let out = output.unwrap_or_else(|| default_output(file));
+    if let Ok(existing) = fs::metadata(&out)
+        && (existing.dev(), existing.ino()) == (meta.dev(), meta.ino())
+    {
+        bail!(
+            "{} is the file being repaired; repair never changes it, choose another output",
+            out.display()
+        );
+    }
+    let repaired = verify::repair(&bytes).map_err(|e| anyhow!("{}: {e}", file.display()))?;
+    let mode = meta.permissions().mode() & 0o7777;
+    let mut options = OpenOptions::new();
+    options.write(true).mode(mode);
+    if force {
+        options.create(true).truncate(true);
+    } else {
+        options.create_new(true);
+    }
+    let mut written = options.open(&out).map_err(|e| match e.kind() {
+        ErrorKind::AlreadyExists => anyhow!(
+            "{} already exists; pass --force to overwrite it",
+            out.display()
+        ),
+        _ => anyhow!(e).context(format!("cannot write {}", out.display())),
+    })?;
+    // The umask may have narrowed the mode, and an overwritten file keeps its old one.
+    written
+        .set_permissions(Permissions::from_mode(mode))
+        .and_then(|()| written.write_all(&repaired.bytes))
+        .and_then(|()| written.sync_all())
+        .with_context(|| format!("cannot write {}", out.display()))?;
+    println!(
+        "{}: wrote {} ({} is unchanged)\n{repaired}",
+        file.display(),
+        out.display(),
+        file.display()
+    );
+    Ok(())
+}

@@ -1,0 +1,61 @@
+//! One memory served to any number of clients: the component instance, replaced by a fresh
+//! one from the memory file if it ever traps, with the memory file's warnings sent to stderr.
+
+use anyhow::Result;
+
+use crate::engine::Server;
+
+/// How a trapped instance is replaced: the memory opened again from its file.
+pub type Reopen = Box<dyn Fn() -> Result<Server> + Send>;
+
+/// The memory behind every transport.
+pub struct Service {
+    server: Server,
+    reopen: Reopen,
+}
+
+impl Service {
+    /// Serves `server`; `reopen` rebuilds it from the memory file after a trap.
+    pub fn new(server: Server, reopen: Reopen) -> Self {
+        Service { server, reopen }
+    }
+
+    /// Handles one message from the client of `session` and returns the messages for it.
+    /// If the component traps, its state is lost (the file is the truth): it is reopened and
+    /// the message is answered with a JSON-RPC internal error. `Err` only if reopening fails.
+    pub fn handle(&mut self, session: u32, message: &str) -> Result<Vec<String>> {
+        let replies = match self.server.handle(session, message) {
+            Ok(replies) => replies,
+            Err(trap) => {
+                eprintln!(
+                    "mcp-memory: error: the memory component failed ({trap:#}); reloading the memory from its file"
+                );
+                self.server = (self.reopen)()?;
+                let reason = "internal error: the memory engine failed on this request and was reloaded from its file";
+                self.server
+                    .failure_reply(message, reason)?
+                    .into_iter()
+                    .collect()
+            }
+        };
+        for w in self.server.take_warnings() {
+            eprintln!("mcp-memory: warning: {w}");
+        }
+        Ok(replies)
+    }
+
+    /// Messages waiting for other sessions' clients, as (session, message).
+    pub fn take_notices(&mut self) -> Vec<(u32, String)> {
+        self.server.take_notices().unwrap_or_else(|e| {
+            eprintln!("mcp-memory: error: cannot take notifications: {e:#}");
+            Vec::new()
+        })
+    }
+
+    /// Forgets a session whose client went away.
+    pub fn end_session(&mut self, session: u32) {
+        if let Err(e) = self.server.end_session(session) {
+            eprintln!("mcp-memory: error: cannot end session {session}: {e:#}");
+        }
+    }
+}

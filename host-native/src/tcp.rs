@@ -1,0 +1,113 @@
+//! The TCP transport: newline-delimited JSON-RPC, as on stdio, one MCP session per
+//! connection, every connection on the one shared memory. At most [`MAX_CONNECTIONS`] at
+//! once; with a token, a connection's first line must be `Bearer <token>`.
+
+use std::sync::Arc;
+
+use anyhow::Result;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, BufWriter};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{Semaphore, mpsc};
+
+use crate::auth::Token;
+use crate::hub::{Hub, OUTBOX_MESSAGES};
+use crate::stdio::trim_eol;
+
+/// Connections served at once; more are told so and closed.
+pub const MAX_CONNECTIONS: usize = 128;
+
+/// Longest line read: the core's message limit and room for the line's end.
+const MAX_LINE: u64 = mcp_memory_core::tools::limits::MAX_MESSAGE_BYTES as u64 + 2;
+
+const BUSY: &str = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Too many connections: this server serves at most 128 at once"}}"#;
+const UNAUTHORIZED: &str = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Unauthorized: the first line must be `Bearer <token>`"}}"#;
+const TOO_LONG: &str = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Message exceeds the limit of 16777216 bytes"}}"#;
+
+/// Accepts connections until the process ends.
+pub async fn serve(listener: TcpListener, hub: Hub, token: Option<Arc<Token>>) -> Result<()> {
+    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    loop {
+        let (mut stream, _) = match listener.accept().await {
+            Ok(accepted) => accepted,
+            Err(e) => {
+                // Out of descriptors and the like: keep serving the connections there are.
+                eprintln!("mcp-memory: warning: cannot accept a connection: {e}");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
+            tokio::spawn(async move {
+                let _ = stream.write_all(format!("{BUSY}\n").as_bytes()).await;
+            });
+            continue;
+        };
+        let (hub, token) = (hub.clone(), token.clone());
+        tokio::spawn(async move {
+            connection(stream, hub, token).await;
+            drop(slot);
+        });
+    }
+}
+
+/// Serves one client until it closes its end.
+async fn connection(stream: TcpStream, hub: Hub, token: Option<Arc<Token>>) {
+    let _ = stream.set_nodelay(true);
+    let (read, write) = stream.into_split();
+    let mut lines = BufReader::new(read);
+    let (outbox, mut queue) = mpsc::channel::<String>(OUTBOX_MESSAGES);
+    let writer = tokio::spawn(async move {
+        let mut out = BufWriter::new(write);
+        while let Some(message) = queue.recv().await {
+            let mut line = message.into_bytes();
+            line.push(b'\n');
+            if out.write_all(&line).await.is_err() {
+                return;
+            }
+            if queue.is_empty() && out.flush().await.is_err() {
+                return;
+            }
+        }
+        let _ = out.flush().await;
+    });
+    let session = hub.new_session();
+    hub.attach(session, outbox.clone());
+    let mut line = Vec::new();
+    let mut authorized = token.is_none();
+    loop {
+        line.clear();
+        match (&mut lines)
+            .take(MAX_LINE)
+            .read_until(b'\n', &mut line)
+            .await
+        {
+            Ok(0) | Err(_) => break,
+            Ok(_) if !line.ends_with(b"\n") && line.len() as u64 == MAX_LINE => {
+                let _ = outbox.send(TOO_LONG.to_string()).await;
+                break;
+            }
+            Ok(_) => {}
+        }
+        let text = String::from_utf8_lossy(trim_eol(&line)).into_owned();
+        if !authorized {
+            match &token {
+                Some(token) if token.authorizes(text.trim()) => {
+                    authorized = true;
+                    continue;
+                }
+                _ => {
+                    let _ = outbox.send(UNAUTHORIZED.to_string()).await;
+                    break;
+                }
+            }
+        }
+        for reply in hub.handle(session, text).await {
+            if outbox.send(reply).await.is_err() {
+                break;
+            }
+        }
+    }
+    hub.end(session);
+    drop(outbox);
+    let _ = writer.await;
+}

@@ -1,0 +1,490 @@
+// The official MCP TypeScript SDK's client against the native server's network and stdio
+// transports: every listed tool called over Streamable HTTP and over stdio (one case table,
+// so a new tool without a case fails), the knowledge-graph resource read and its update
+// notification delivered on the GET SSE stream when another session changes the graph; and
+// the HTTP endpoint's refusals (bearer token 401, Origin 403, session 400/404, protocol
+// version 400), checked with plain fetch.
+//
+// The native binary is $MCP_MEMORY_NATIVE, else ../target/release/mcp-memory (from npm/);
+// without one the file is skipped. Build it with: cargo build --release -p mcp-memory.
+
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+
+import { KILL_AFTER_MS, NPM_DIR, call, childEnv, entity, initialize, relation, tempDir } from './helpers.mjs';
+
+const NATIVE = process.env.MCP_MEMORY_NATIVE
+  ? path.resolve(process.env.MCP_MEMORY_NATIVE)
+  : path.resolve(NPM_DIR, '..', 'target', 'release', 'mcp-memory');
+/** Every test of this file is skipped, with this reason, when there is no native binary. */
+const NEEDS_NATIVE = {
+  skip:
+    !fs.existsSync(NATIVE) &&
+    `no native binary at ${NATIVE}: build it with \`cargo build --release -p mcp-memory\`, or set MCP_MEMORY_NATIVE`,
+};
+
+const TOKEN = 'sdk-native-test-token';
+const GRAPH_URI = 'memory://knowledge-graph';
+/** How long a notification may take to arrive (a hang guard, not a timing check). */
+const NOTICE_MS = 10_000;
+
+// ---------------------------------------------------------------------------------------
+// The native server over HTTP
+
+/**
+ * Starts `mcp-memory -f <dir>/memory.mcpmem --transport http --bind 127.0.0.1:0 ...args` in
+ * a new temp dir; resolves once it printed its URL. `t.after` kills it and awaits its exit.
+ */
+async function httpServer(t, { args = [], env = {}, tokenFile = true } = {}) {
+  const dir = tempDir('mcp-memory-sdk-');
+  const file = path.join(dir, 'memory.mcpmem');
+  const extra = [...args];
+  if (tokenFile) {
+    fs.writeFileSync(path.join(dir, 'token'), `${TOKEN}\n`, { mode: 0o600 });
+    extra.push('--auth-token-file', path.join(dir, 'token'));
+  }
+  const child = spawn(NATIVE, ['-f', file, '--transport', 'http', '--bind', '127.0.0.1:0', ...extra], {
+    env: childEnv({ MCP_MEMORY_AUTH_TOKEN: undefined, ...env }),
+    stdio: ['ignore', 'ignore', 'pipe'],
+    timeout: KILL_AFTER_MS,
+  });
+  let stderr = '';
+  const exited = new Promise((resolve) => child.on('close', (status, signal) => resolve({ status, signal })));
+  t.after(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill();
+    await exited;
+  });
+  const url = await new Promise((resolve, reject) => {
+    child.stderr.on('data', (c) => {
+      stderr += c;
+      const m = /serving .* on (http:\/\/\S+\/mcp)\s*$/m.exec(stderr);
+      if (m) resolve(new URL(m[1]));
+    });
+    child.on('error', reject);
+    exited.then(({ status, signal }) => reject(new Error(`the server exited (${status ?? signal}) before serving; stderr:\n${stderr}`)));
+  });
+  return { url, file, dir, stderr: () => stderr };
+}
+
+/** A connected SDK client over Streamable HTTP (`token` null: no Authorization header). */
+async function httpClient(url, token = TOKEN) {
+  const headers = token === null ? {} : { Authorization: `Bearer ${token}` };
+  const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers } });
+  const client = new Client({ name: 'sdk-native-test', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+/** Ends a client's HTTP session (DELETE) and closes it. */
+async function endSession({ client, transport }) {
+  await transport.terminateSession();
+  assert.equal(transport.sessionId, undefined, 'the session id is forgotten once terminated');
+  await client.close();
+}
+
+/** Rejects after `ms` unless `promise` settled first. */
+function within(promise, ms, what) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: nothing after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+// ---------------------------------------------------------------------------------------
+// Every tool
+
+/**
+ * The graph every tool's case runs on. Destructive cases have entities of their own
+ * (Doomed, Src/Dst, the `dislikes` relation, Alice's `obsolete` observation), so the
+ * cases pass in any order: the order tools/list gives.
+ */
+const SETUP = {
+  entities: [
+    entity('Alice', 'person', ['likes tea', 'obsolete']),
+    entity('Bob', 'person', ['plays chess']),
+    entity('Acme', 'company', ['makes tea']),
+    entity('Doomed', 'thing', ['to be deleted']),
+    entity('Src', 'person', ['a duplicate']),
+    entity('Dst', 'person', ['the original']),
+  ],
+  relations: [
+    relation('Alice', 'Bob', 'knows'),
+    relation('Bob', 'Acme', 'works_at'),
+    relation('Alice', 'Bob', 'dislikes'),
+    relation('Src', 'Acme', 'works_at'),
+  ],
+};
+
+/**
+ * Each tool's arguments, and optionally a check of its structuredContent. A tool the
+ * server lists without a case here fails the test (and so does a case for a tool it
+ * no longer lists).
+ */
+const CASES = {
+  create_entities: {
+    args: { entities: [entity('Created', 'thing', ['new'])] },
+    check: (r) => assert.deepEqual(r.entities, [entity('Created', 'thing', ['new'])]),
+  },
+  create_relations: {
+    args: { relations: [relation('Alice', 'Acme', 'visits')] },
+    check: (r) => assert.deepEqual(r.relations, [relation('Alice', 'Acme', 'visits')]),
+  },
+  add_observations: {
+    args: { observations: [{ entityName: 'Bob', contents: ['plays go'] }] },
+    check: (r) => assert.deepEqual(r.results, [{ entityName: 'Bob', addedObservations: ['plays go'] }]),
+  },
+  delete_entities: { args: { entityNames: ['Doomed'] } },
+  delete_observations: { args: { deletions: [{ entityName: 'Alice', observations: ['obsolete'] }] } },
+  delete_relations: { args: { relations: [relation('Alice', 'Bob', 'dislikes')] } },
+  read_graph: { args: {}, check: (r) => assert.ok(r.entities.some((e) => e.name === 'Alice')) },
+  search_nodes: { args: { query: 'tea' }, check: (r) => assert.ok(r.entities.some((e) => e.name === 'Acme')) },
+  open_nodes: {
+    args: { names: ['Alice', 'Bob'] },
+    check: (r) => {
+      assert.deepEqual(r.entities.map((e) => e.name), ['Alice', 'Bob']);
+      assert.ok(r.relations.some((x) => x.relationType === 'knows'));
+    },
+  },
+  upsert_entities: {
+    args: { entities: [entity('Upserted', 'thing', ['u']), entity('Bob', 'person', ['upserted fact'])] },
+    check: (r) => assert.deepEqual(r.results.map((x) => [x.name, x.created]), [['Upserted', true], ['Bob', false]]),
+  },
+  merge_entities: { args: { source: 'Src', target: 'Dst' }, check: (r) => assert.deepEqual([r.source, r.target], ['Src', 'Dst']) },
+  compact: { args: {}, check: (r) => assert.equal(typeof r.records, 'number') },
+  get_entity: { args: { name: 'Alice' }, check: (r) => assert.equal(r.entity.name, 'Alice') },
+  batch_get_entities: {
+    args: { names: ['Alice', 'Acme'] },
+    check: (r) => assert.deepEqual(r.entities.map((e) => e.name), ['Alice', 'Acme']),
+  },
+  entity_exists: { args: { name: 'Bob' }, check: (r) => assert.equal(r.exists, true) },
+  graph_stats: { args: {}, check: (r) => assert.ok(r.entityCount >= 3 && r.relationCount >= 2, JSON.stringify(r)) },
+  search_relations: {
+    args: { from: 'Bob' },
+    check: (r) => assert.ok(r.relations.some((x) => x.to === 'Acme' && x.relationType === 'works_at')),
+  },
+  describe_entity: { args: { name: 'Bob' }, check: (r) => assert.ok(r.entity.name === 'Bob' && r.neighbors.includes('Acme')) },
+  degree: { args: { name: 'Bob', direction: 'both' }, check: (r) => assert.ok(r.name === 'Bob' && r.degree >= 2, JSON.stringify(r)) },
+  find_path: {
+    args: { from: 'Alice', to: 'Acme' },
+    check: (r) => assert.ok(r.found && r.path[0] === 'Alice' && r.path.at(-1) === 'Acme', JSON.stringify(r)),
+  },
+  find_all_paths: {
+    args: { from: 'Alice', to: 'Acme', maxDepth: 3 },
+    check: (r) => assert.ok(r.paths.some((p) => p.path.join() === 'Alice,Bob,Acme'), JSON.stringify(r)),
+  },
+  extract_subgraph: {
+    args: { names: ['Bob'], depth: 1 },
+    check: (r) => assert.deepEqual(r.entities.map((e) => e.name).sort(), ['Acme', 'Alice', 'Bob']),
+  },
+  get_neighbors: {
+    args: { name: 'Bob', direction: 'out' },
+    check: (r) => assert.deepEqual(r.neighbors.map((n) => n.name), ['Acme']),
+  },
+  list_entity_types: { args: {}, check: (r) => assert.ok(r.types.some((x) => x.type === 'company')) },
+  list_relation_types: { args: {}, check: (r) => assert.ok(r.types.some((x) => x.type === 'works_at')) },
+  export_graph: {
+    args: { format: 'mermaid' },
+    check: (r) => assert.ok(r.format === 'mermaid' && r.output.includes('"works_at"'), JSON.stringify(r)),
+  },
+  search: { args: { query: 'tea', limit: 5 }, check: (r) => assert.ok(r.hits.some((h) => h.name === 'Acme'), JSON.stringify(r)) },
+};
+
+const TOOL_COUNT = 27;
+
+/**
+ * Lists the tools (all 27, each with a case), builds SETUP, then calls every listed tool
+ * with its case's arguments: none may fail, and a tool that declares an outputSchema must
+ * return structuredContent (the SDK client validates it against that schema). Then the graph
+ * must show every write.
+ */
+async function callEveryTool(client) {
+  const { tools } = await client.listTools();
+  const names = tools.map((t) => t.name);
+  assert.equal(new Set(names).size, names.length, `tools/list names a tool twice: ${names}`);
+  assert.equal(tools.length, TOOL_COUNT, `tools/list: ${names.join(', ')}`);
+  const untested = names.filter((n) => !(n in CASES));
+  assert.deepEqual(untested, [], `listed tools without a case in CASES: ${untested.join(', ')}`);
+  const unlisted = Object.keys(CASES).filter((n) => !names.includes(n));
+  assert.deepEqual(unlisted, [], `cases for tools the server does not list: ${unlisted.join(', ')}`);
+
+  for (const [name, args] of [
+    ['create_entities', { entities: SETUP.entities }],
+    ['create_relations', { relations: SETUP.relations }],
+  ]) {
+    const result = await client.callTool({ name, arguments: args });
+    assert.ok(!result.isError, `setup ${name}: ${JSON.stringify(result)}`);
+  }
+
+  for (const tool of tools) {
+    const { args, check } = CASES[tool.name];
+    const result = await client.callTool({ name: tool.name, arguments: args });
+    assert.ok(!result.isError, `${tool.name}: ${JSON.stringify(result)}`);
+    assert.ok(Array.isArray(result.content), `${tool.name} returned no content array`);
+    if (tool.outputSchema) {
+      assert.equal(typeof result.structuredContent, 'object', `${tool.name} declares an outputSchema but returned no structuredContent`);
+      assert.notEqual(result.structuredContent, null);
+    }
+    try {
+      check?.(result.structuredContent);
+    } catch (e) {
+      e.message = `${tool.name}: ${e.message}`;
+      throw e;
+    }
+  }
+
+  // Every write took effect, whatever the order of the calls.
+  const { structuredContent: graph } = await client.callTool({ name: 'read_graph', arguments: {} });
+  const byName = Object.fromEntries(graph.entities.map((e) => [e.name, e]));
+  assert.deepEqual(Object.keys(byName).sort(), ['Acme', 'Alice', 'Bob', 'Created', 'Dst', 'Upserted']);
+  assert.deepEqual(byName.Alice.observations, ['likes tea']);
+  assert.deepEqual(byName.Bob.observations.toSorted(), ['plays chess', 'plays go', 'upserted fact']);
+  assert.deepEqual(byName.Dst.observations, ['the original', 'a duplicate']);
+  assert.deepEqual(graph.relations.map((r) => `${r.from} ${r.relationType} ${r.to}`).sort(), [
+    'Alice knows Bob',
+    'Alice visits Acme',
+    'Bob works_at Acme',
+    'Dst works_at Acme',
+  ]);
+}
+
+// ---------------------------------------------------------------------------------------
+// Raw HTTP
+
+/** Headers of a well-formed POST, then `headers` (a value of undefined removes one). */
+function postHeaders(headers = {}) {
+  const out = {
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+    Authorization: `Bearer ${TOKEN}`,
+  };
+  for (const [k, v] of Object.entries(headers)) {
+    if (v === undefined) delete out[k];
+    else out[k] = v;
+  }
+  return out;
+}
+
+/** POSTs one JSON-RPC message to `url`. */
+function post(url, message, headers = {}) {
+  return fetch(url, { method: 'POST', headers: postHeaders(headers), body: JSON.stringify(message) });
+}
+
+/** A new session (initialize, then notifications/initialized); resolves with its id. */
+async function rawSession(url, headers = {}) {
+  const res = await post(url, initialize(1), headers);
+  assert.equal(res.status, 200, await res.clone().text());
+  const id = res.headers.get('mcp-session-id');
+  assert.match(id ?? '', /^\S+$/, 'initialize returns an Mcp-Session-Id');
+  await res.text();
+  const ack = await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { 'Mcp-Session-Id': id, ...headers });
+  assert.equal(ack.status, 202);
+  await ack.text();
+  return id;
+}
+
+/** Asserts a refusal: this status, a JSON-RPC error body. Resolves with the response. */
+async function assertRefused(res, status, what) {
+  const body = await res.text();
+  assert.equal(res.status, status, `${what}: got ${res.status} ${body}`);
+  const parsed = JSON.parse(body);
+  assert.equal(parsed.jsonrpc, '2.0', `${what}: ${body}`);
+  assert.ok(parsed.error, `${what}: ${body}`);
+  return res;
+}
+
+/** The whole graph, read through the SDK with the right token. */
+async function graphOver(url) {
+  const session = await httpClient(url);
+  const { structuredContent } = await session.client.callTool({ name: 'read_graph', arguments: {} });
+  await endSession(session);
+  return structuredContent;
+}
+
+// ---------------------------------------------------------------------------------------
+// Tests
+
+test('SDK over Streamable HTTP with a token file: every tool, the graph resource, and updates from another session on the GET stream', NEEDS_NATIVE, async (t) => {
+  const server = await httpServer(t);
+  const a = await httpClient(server.url);
+  assert.equal(a.client.getServerVersion().name, 'mcp-memory');
+  assert.match(a.transport.sessionId ?? '', /^\S+$/, 'the SDK holds a session id');
+  assert.ok(a.client.getServerCapabilities().resources?.subscribe, 'the server offers resource subscriptions');
+
+  await callEveryTool(a.client);
+
+  const { resources } = await a.client.listResources();
+  assert.ok(resources.some((r) => r.uri === GRAPH_URI), `resources/list: ${JSON.stringify(resources)}`);
+  const read = await a.client.readResource({ uri: GRAPH_URI });
+  assert.equal(read.contents.length, 1);
+  assert.equal(read.contents[0].uri, GRAPH_URI);
+  const { structuredContent: graph } = await a.client.callTool({ name: 'read_graph', arguments: {} });
+  assert.deepEqual(JSON.parse(read.contents[0].text), graph, 'the resource is the graph read_graph returns');
+
+  const updates = [];
+  let updated;
+  const nextUpdate = () => new Promise((resolve) => (updated = resolve));
+  a.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+    updates.push(n.params.uri);
+    updated?.(n);
+  });
+  await a.client.subscribeResource({ uri: GRAPH_URI });
+  const arrived = nextUpdate();
+
+  const b = await httpClient(server.url);
+  assert.notEqual(b.transport.sessionId, a.transport.sessionId, 'the second client has a session of its own');
+  const made = await b.client.callTool({ name: 'create_entities', arguments: { entities: [entity('FromB', 'thing', ['b'])] } });
+  assert.ok(!made.isError, JSON.stringify(made));
+  const notice = await within(arrived, NOTICE_MS, 'notifications/resources/updated to the subscribed session');
+  assert.deepEqual(notice.params, { uri: GRAPH_URI });
+  const after = await a.client.readResource({ uri: GRAPH_URI });
+  assert.ok(JSON.parse(after.contents[0].text).entities.some((e) => e.name === 'FromB'), 'the subscriber reads the other session\'s change');
+
+  // The subscriber's own change: the update precedes the reply in the POST's SSE response.
+  const own = nextUpdate();
+  const added = await a.client.callTool({ name: 'add_observations', arguments: { observations: [{ entityName: 'FromB', contents: ['seen by A'] }] } });
+  assert.ok(!added.isError, JSON.stringify(added));
+  await within(own, NOTICE_MS, 'notifications/resources/updated for the subscriber\'s own change');
+  assert.equal(updates.length, 2, `updates: ${updates}`);
+
+  // Unsubscribed: another session's change is not reported.
+  await a.client.unsubscribeResource({ uri: GRAPH_URI });
+  const quiet = await b.client.callTool({ name: 'delete_entities', arguments: { entityNames: ['FromB'] } });
+  assert.ok(!quiet.isError, JSON.stringify(quiet));
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.equal(updates.length, 2, `no update after unsubscribing; updates: ${updates}`);
+
+  await endSession(b);
+  const sessionId = a.transport.sessionId;
+  await endSession(a);
+  await assertRefused(await post(server.url, call(9, 'read_graph', {}), { 'Mcp-Session-Id': sessionId }), 404, 'a terminated SDK session');
+});
+
+test('SDK over stdio (the native binary spawned with -f FILE): every tool', NEEDS_NATIVE, async () => {
+  const dir = tempDir('mcp-memory-sdk-');
+  const file = path.join(dir, 'memory.mcpmem');
+  const transport = new StdioClientTransport({ command: NATIVE, args: ['-f', file], env: childEnv(), stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr.on('data', (c) => (stderr += c));
+  const client = new Client({ name: 'sdk-native-test', version: '1.0.0' });
+  try {
+    await client.connect(transport);
+    assert.equal(client.getServerVersion().name, 'mcp-memory');
+    await callEveryTool(client);
+    const read = await client.readResource({ uri: GRAPH_URI });
+    assert.ok(JSON.parse(read.contents[0].text).entities.some((e) => e.name === 'Created'));
+  } catch (e) {
+    e.message += `\nserver stderr:\n${stderr}`;
+    throw e;
+  } finally {
+    await client.close();
+  }
+  assert.ok(fs.statSync(file).size > 0, 'the memory file was written');
+});
+
+test('HTTP without the right bearer token: 401 with WWW-Authenticate: Bearer, and nothing changes', NEEDS_NATIVE, async (t) => {
+  const server = await httpServer(t);
+  const before = { entities: [entity('Kept', 'thing', ['k'])], relations: [] };
+  {
+    const s = await httpClient(server.url);
+    const made = await s.client.callTool({ name: 'create_entities', arguments: { entities: before.entities } });
+    assert.ok(!made.isError);
+    await endSession(s);
+  }
+  const session = await rawSession(server.url);
+  const create = call(2, 'create_entities', { entities: [entity('Intruder', 'thing', ['x'])] });
+  const wrong = {
+    'no Authorization': undefined,
+    'a wrong token': `Bearer not-${TOKEN}`,
+    'the token as Basic': `Basic ${TOKEN}`,
+    'Basic credentials holding the token': `Basic ${Buffer.from(`user:${TOKEN}`).toString('base64')}`,
+    'the token without a scheme': TOKEN,
+    'an empty Bearer': 'Bearer ',
+  };
+  for (const [what, authorization] of Object.entries(wrong)) {
+    for (const [kind, message, headers] of [
+      ['initialize', initialize(1), {}],
+      ['tools/call create_entities in a live session', create, { 'Mcp-Session-Id': session }],
+    ]) {
+      const res = await post(server.url, message, { Authorization: authorization, ...headers });
+      await assertRefused(res, 401, `${kind} with ${what}`);
+      assert.equal(res.headers.get('www-authenticate'), 'Bearer', `${kind} with ${what}: WWW-Authenticate`);
+      assert.equal(res.headers.get('mcp-session-id'), null, `${kind} with ${what} opens no session`);
+    }
+  }
+  const ok = await post(server.url, call(3, 'entity_exists', { name: 'Kept' }), { 'Mcp-Session-Id': session });
+  assert.equal(ok.status, 200, 'the session still works with the right token');
+  await ok.text();
+  assert.deepEqual(await graphOver(server.url), before, 'the graph is unchanged');
+
+  for (const token of [`not-${TOKEN}`, null]) {
+    const transport = new StreamableHTTPClientTransport(server.url, {
+      requestInit: { headers: token === null ? {} : { Authorization: `Bearer ${token}` } },
+    });
+    const client = new Client({ name: 'sdk-native-test', version: '1.0.0' });
+    await assert.rejects(client.connect(transport), /401|Unauthorized/, `the SDK client with ${token ?? 'no token'} fails to connect`);
+    await client.close();
+  }
+});
+
+test('HTTP Origin, session and protocol-version checks: 403, 400, 404 (token from MCP_MEMORY_AUTH_TOKEN)', NEEDS_NATIVE, async (t) => {
+  const allowed = 'http://allowed.example:8080';
+  const server = await httpServer(t, { args: ['--allow-origin', allowed], env: { MCP_MEMORY_AUTH_TOKEN: TOKEN }, tokenFile: false });
+  const { url } = server;
+
+  const noToken = await post(url, initialize(1), { Authorization: undefined });
+  await assertRefused(noToken, 401, 'initialize without a token (the token came from the environment)');
+  assert.equal(noToken.headers.get('www-authenticate'), 'Bearer');
+
+  for (const origin of ['http://evil.example', 'http://allowed.example', 'https://allowed.example:8080', 'null']) {
+    const res = await post(url, initialize(1), { Origin: origin });
+    await assertRefused(res, 403, `initialize with Origin ${origin}`);
+    assert.equal(res.headers.get('mcp-session-id'), null);
+  }
+  const fromPage = await rawSession(url, { Origin: allowed });
+  const listed = await post(url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { Origin: allowed, 'Mcp-Session-Id': fromPage });
+  assert.equal(listed.status, 200, 'a request with the allowed Origin is served');
+  const body = listed.headers.get('content-type')?.startsWith('application/json') ? await listed.json() : null;
+  assert.equal(body?.result?.tools?.length, TOOL_COUNT, 'tools/list answered as JSON');
+  await assertRefused(
+    await post(url, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, { Origin: 'http://evil.example', 'Mcp-Session-Id': fromPage }),
+    403,
+    'a live session with a foreign Origin',
+  );
+
+  const session = await rawSession(url);
+  const list = { jsonrpc: '2.0', id: 4, method: 'tools/list' };
+  await assertRefused(await post(url, list), 400, 'tools/list without Mcp-Session-Id');
+  await assertRefused(await post(url, list, { 'Mcp-Session-Id': 'f'.repeat(32) }), 404, 'tools/list with an unknown session');
+  const get = (id) => fetch(url, { headers: { Accept: 'text/event-stream', Authorization: `Bearer ${TOKEN}`, ...(id && { 'Mcp-Session-Id': id }) } });
+  await assertRefused(await get(null), 400, 'GET without Mcp-Session-Id');
+  await assertRefused(await get('f'.repeat(32)), 404, 'GET with an unknown session');
+
+  const versioned = await post(url, list, { 'Mcp-Session-Id': session, 'MCP-Protocol-Version': '2025-06-18' });
+  assert.equal(versioned.status, 200, 'a supported MCP-Protocol-Version is served');
+  await versioned.text();
+  for (const version of ['1999-01-01', 'latest', '']) {
+    await assertRefused(
+      await post(url, list, { 'Mcp-Session-Id': session, 'MCP-Protocol-Version': version }),
+      400,
+      `MCP-Protocol-Version ${JSON.stringify(version)}`,
+    );
+  }
+
+  const del = (id) => fetch(url, { method: 'DELETE', headers: { Authorization: `Bearer ${TOKEN}`, 'Mcp-Session-Id': id } });
+  const ended = await del(session);
+  assert.equal(ended.status, 200, 'DELETE ends the session');
+  await ended.text();
+  await assertRefused(await post(url, list, { 'Mcp-Session-Id': session }), 404, 'tools/list in a deleted session');
+  await assertRefused(await del(session), 404, 'DELETE of a deleted session');
+  const other = await post(url, list, { 'Mcp-Session-Id': fromPage, Origin: allowed });
+  assert.equal(other.status, 200, 'deleting one session leaves the others');
+  await other.text();
+});
