@@ -111,6 +111,11 @@ export class Memory {
    * into the memory; returns a summary. A file that cannot be read changes nothing.
    */
   importFile(data: string | ArrayBuffer | ArrayBufferView): string;
+  /**
+   * Rewrites the memory file as the graph as it stands (deleted text leaves the file, which
+   * keeps its mode); returns the number of records it now holds.
+   */
+  compact(): number;
 
   /** Makes every change durable and closes the file. */
   close(): void;

@@ -207,6 +207,12 @@ impl FileMemory {
         self.locked(|m| m.import(data).map_err(js_error))
     }
 
+    /// Rewrites the memory file as the graph as it stands (deleted text leaves the file);
+    /// returns the number of records it now holds.
+    pub fn compact(&mut self) -> Result<usize, JsError> {
+        self.locked(|m| m.compact().map_err(js_error))
+    }
+
     /// Runs `f` holding the file's lock, so no other process writes meanwhile.
     fn locked<T>(
         &mut self,

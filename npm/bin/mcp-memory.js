@@ -23,6 +23,7 @@ Commands:
   import  Merge a memory file (a reference memory.jsonl or an mcp-memory log) into the memory
   verify  Check a memory file (a log or a reference memory.jsonl) without changing it
   repair  Write the readable part of a damaged memory file to a new file (FILE is not changed)
+  compact Rewrite the memory file as the graph as it stands (deleted text leaves the file)
 
 Options:
   -f, --memory-file <PATH>          The memory file [default: $MEMORY_FILE_PATH, else
@@ -133,6 +134,14 @@ try {
       const summary = memory.importFile(data);
       memory.close();
       process.stderr.write(`mcp-memory: ${path}: ${summary}\n`);
+      break;
+    }
+    case 'compact': {
+      if (rest.length) fail(`unexpected argument '${rest[0]}'`);
+      const memory = open();
+      const records = memory.compact();
+      memory.close();
+      process.stderr.write(`mcp-memory: ${path}: compacted to ${records} records\n`);
       break;
     }
     case 'verify': {

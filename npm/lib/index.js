@@ -72,6 +72,14 @@ export class Memory {
     return this.#live().importFile(bytesOf(data));
   }
 
+  /**
+   * Rewrites the memory file as the graph as it stands (deleted text leaves the file, which
+   * keeps its mode); returns the number of records it now holds.
+   */
+  compact() {
+    return this.#live().compact();
+  }
+
   /** Makes every change durable and closes the file (again: nothing). */
   close() {
     if (this.inner === null) return;

@@ -525,6 +525,30 @@ test('export and import beside a running server take turns with it', { timeout: 
   }
 });
 
+test('compact beside a running server drops deleted text from the file, keeps its mode, and the server follows', { timeout: 120_000 }, async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'memory.mcpmem');
+  const server = new Live(on(file));
+  try {
+    await server.call('create_entities', { entities: [entity('keep', 't', ['kept fact']), entity('gone', 't', ['secret text'])] });
+    await server.call('delete_entities', { entityNames: ['gone'] });
+    fs.chmodSync(file, 0o640);
+    assert.ok(fs.readFileSync(file).includes('secret text'), 'the history holds the deleted text');
+    const out = assertOk(await exec(withArgs(on(file), 'compact')));
+    assert.match(out.stderr, /compacted to 1 records/);
+    const bytes = fs.readFileSync(file);
+    assert.ok(!bytes.includes('secret'), 'deleted text is gone from the file');
+    assert.ok(bytes.includes('kept fact'));
+    assert.equal(fs.statSync(file).mode & 0o777, 0o640, 'the mode is kept');
+    await server.call('add_observations', { observations: [{ entityName: 'keep', contents: ['after compact'] }] });
+    await server.stop();
+  } finally {
+    server.kill();
+  }
+  assert.deepEqual((await graph(file)).entities, [entity('keep', 't', ['kept fact', 'after compact'])]);
+  assert.deepEqual(listing(dir), ['memory.mcpmem']);
+});
+
 test('a lock left by a process that is gone, or held too long, is broken with a warning', { timeout: 60_000 }, async () => {
   const dir = tempDir();
   const file = path.join(dir, 'memory.mcpmem');
