@@ -10,8 +10,9 @@
 //! [`FileLog::lock`] and [`FileLog::unlock`] no other process writes to the file. The lock
 //! is a companion file, `<name>.lock`, created exclusively and holding its owner's token
 //! (`<pid> <nonce>`). A lock whose owner process is gone, or that is older than
-//! [`STALE_LOCK_MS`] (owners hold it for milliseconds), is broken: moved aside, checked to be
-//! the one judged stale, and removed. Because breaking can race with a new owner, a holder
+//! [`STALE_LOCK_MS`] (owners hold it for milliseconds), or that names no owner and is older
+//! than [`OWNERLESS_LOCK_MS`] (its creator was killed between creating and writing it), is
+//! broken: moved aside, checked to be the one judged stale, and removed. Because breaking can race with a new owner, a holder
 //! checks that the lock is still its own before every write, and refuses to write if not.
 
 use alloc::format;
@@ -23,6 +24,10 @@ use crate::log::{Changes, Contents, Log, LogError};
 
 /// A lock older than this (milliseconds) is stale whoever owns it.
 pub const STALE_LOCK_MS: u64 = 30_000;
+/// A lock naming no owner older than this (milliseconds) is stale: its creator writes its
+/// token right after creating it, so an empty lock this old was left by a process killed in
+/// between.
+pub const OWNERLESS_LOCK_MS: u64 = 1_000;
 /// Longest pause between two attempts to take the lock (milliseconds).
 const MAX_BACKOFF_MS: u32 = 16;
 
@@ -157,15 +162,14 @@ impl<D: Disk> FileLog<D> {
     /// sibling's in this process — another thread's memory on the same file — so only its
     /// age makes it stale.)
     fn is_stale(&mut self, lock: &str, owner: &[u8]) -> Result<bool, LogError> {
-        let gone = match token_pid(owner) {
-            Some(pid) if Some(pid) == token_pid(self.disk.token().as_bytes()) => false,
-            Some(pid) => !self.disk.alive(pid),
-            None => false,
+        let (gone, limit) = match token_pid(owner) {
+            Some(pid) if Some(pid) == token_pid(self.disk.token().as_bytes()) => {
+                (false, STALE_LOCK_MS)
+            }
+            Some(pid) => (!self.disk.alive(pid), STALE_LOCK_MS),
+            None => (false, OWNERLESS_LOCK_MS),
         };
-        let old = self
-            .disk
-            .age_ms(lock)?
-            .is_some_and(|age| age > STALE_LOCK_MS);
+        let old = self.disk.age_ms(lock)?.is_some_and(|age| age > limit);
         Ok(gone || old)
     }
 

@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
-use mcp_memory_core::filelog::{Disk, FileLog, STALE_LOCK_MS};
+use mcp_memory_core::filelog::{Disk, FileLog, OWNERLESS_LOCK_MS, STALE_LOCK_MS};
 use mcp_memory_core::frame;
 use mcp_memory_core::{Changes, Contents, Log, LogError};
 
@@ -242,6 +242,22 @@ fn a_lock_left_by_a_dead_process_is_broken_with_a_warning() {
     let warnings = a.take_warnings();
     assert!(warnings[0].contains("999 gone"), "{warnings:?}");
     assert_eq!(dir.borrow().clock, 0, "a dead owner is not waited for");
+}
+
+/// A process killed between creating the lock and writing its token leaves an empty lock
+/// (seen in one background-mode SIGKILL in five): it is broken after a second, not 30.
+#[test]
+fn an_empty_lock_left_by_a_killed_creator_is_broken_after_a_second() {
+    let dir = Rc::new(RefCell::new(Dir::default()));
+    let mut a = process(&dir, 1);
+    a.disk().create_new(LOCK, b"").unwrap();
+    a.lock().unwrap();
+    let waited = dir.borrow().clock;
+    assert!(
+        (OWNERLESS_LOCK_MS..STALE_LOCK_MS).contains(&waited),
+        "waited {waited} ms"
+    );
+    assert_eq!(lock_owner(&dir).as_deref(), Some("1 nonce1"));
 }
 
 /// Another token with our pid may be another memory on this file in this process (another

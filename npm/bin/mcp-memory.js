@@ -84,6 +84,9 @@ if (values.version) {
 if (!['sync', 'background'].includes(values.durability)) {
   fail(`invalid value '${values.durability}' for '--durability <sync|background>'`);
 }
+if (['tcp', 'http'].includes(values.transport)) {
+  fail(`--transport ${values.transport} is served by the native mcp-memory binary; this package serves stdio`);
+}
 if (values.transport !== 'stdio') fail(`invalid value '${values.transport}' for '--transport <stdio>'`);
 if (values['memory-file'] === '') fail("a value is required for '--memory-file <PATH>' but none was supplied");
 

@@ -7,17 +7,21 @@
 
 import test from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import readline from 'node:readline';
 
 import {
   EVERY_RECORD_SESSIONS,
+  KILL_AFTER_MS,
   Live,
   NPM_DIR,
   REFERENCE_JSONL,
   assertOk,
   call,
   change,
+  childEnv,
   entity,
   everyRecordGraph,
   exec,
@@ -30,6 +34,7 @@ import {
   referenceGraph,
   relation,
   replies,
+  request,
   serve,
   tempDir,
   withArgs,
@@ -237,7 +242,7 @@ test('both hosts accept and refuse the same command lines, with the same exit st
     ['--no-such-flag'],
     ['frobnicate'],
     ['--durability', 'sometimes'],
-    ['--transport', 'http'],
+    ['--transport', 'pigeon'],
     ['serve', 'extra'],
     ['import'],
     ['import', 'in.jsonl', 'more.jsonl'],
@@ -335,34 +340,144 @@ test('a native and an npm server share a reference file the native one converted
   liveServersShare(REFERENCE_JSONL),
 );
 
-test('native and npm processes writing on one file at once lose nothing', { timeout: 120_000 }, async () => {
+/**
+ * A running server spoken to as a client would: requests are written as they are made and
+ * replies are matched to them by id, so several requests can be in flight.
+ */
+class Session {
+  constructor(cmd) {
+    this.child = spawn(cmd.command, cmd.args, { env: childEnv(), stdio: 'pipe', timeout: KILL_AFTER_MS });
+    this.stderr = '';
+    this.child.stderr.on('data', (c) => (this.stderr += c));
+    this.child.stdin.on('error', () => {});
+    this.pending = new Map();
+    this.nextId = 0;
+    this.closed = false;
+    readline.createInterface({ input: this.child.stdout }).on('line', (line) => {
+      const message = JSON.parse(line);
+      if (message.method !== undefined) return; // a notification
+      const waiter = this.pending.get(message.id);
+      if (!waiter) {
+        this.stray = `a reply to no request: ${line}`;
+        return;
+      }
+      this.pending.delete(message.id);
+      waiter.resolve(message);
+    });
+    this.exited = new Promise((resolve) => {
+      this.child.on('close', (status, signal) => {
+        this.closed = true;
+        for (const waiter of this.pending.values()) {
+          waiter.reject(new Error(`the server exited (${status ?? signal}) before replying; stderr:\n${this.stderr}`));
+        }
+        this.pending.clear();
+        resolve({ status, signal });
+      });
+    });
+  }
+
+  /** Sends a request; resolves with its reply. */
+  request(method, params) {
+    if (this.closed) return Promise.reject(new Error(`the server exited; stderr:\n${this.stderr}`));
+    const id = ++this.nextId;
+    const reply = new Promise((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    this.child.stdin.write(JSON.stringify(request(id, method, params)) + '\n');
+    return reply;
+  }
+
+  /** Calls a tool; resolves with its structuredContent; fails on an error result. */
+  async call(tool, args) {
+    const reply = await this.request('tools/call', { name: tool, arguments: args });
+    assert.ok(reply.result && !reply.result.isError, `${tool}: ${JSON.stringify(reply)}`);
+    return reply.result.structuredContent;
+  }
+
+  /** Closes stdin and waits for a clean exit. */
+  async stop() {
+    this.child.stdin.end();
+    const { status, signal } = await this.exited;
+    assert.equal(status, 0, `the server exited with ${status ?? signal}; stderr:\n${this.stderr}`);
+    assert.equal(this.stray, undefined);
+  }
+
+  kill() {
+    if (!this.closed) this.child.kill();
+  }
+}
+
+test('two native and two npm servers writing 1,000 times each on one file at once lose nothing, and each sees all 4,000 writes', { timeout: 180_000 }, async (t) => {
   const dir = tempDir();
   const file = path.join(dir, 'memory.mcpmem');
   const writers = ['native', 'npm', 'native', 'npm'];
-  const perWriter = 150;
-  const runs = await Promise.all(
-    writers.map((host, w) =>
-      serve(
-        HOSTS[host](file),
-        Array.from({ length: perWriter }, (_, i) =>
-          call(i + 1, 'create_entities', { entities: [entity(`w${w}-${i}`, host, ['o'])] }),
-        ),
-      ),
-    ),
-  );
-  runs.forEach((run, w) => {
-    assertOk(run, `writer ${w} (${writers[w]})`);
-    const all = replies(run);
-    assert.equal(all.length, perWriter, `writer ${w}: a reply to every call`);
-    for (const r of all) assert.ok(r.result && !r.result.isError, `writer ${w}: ${JSON.stringify(r)}`);
-  });
-  for (const host of Object.keys(HOSTS)) {
-    const g = await graphOf(HOSTS[host](file));
-    assert.equal(g.entities.length, writers.length * perWriter, `read by ${host}`);
-    assert.equal(new Set(g.entities.map((e) => e.name)).size, writers.length * perWriter);
+  const perWriter = 1000;
+  // Requests each writer keeps in flight: the servers always have a write waiting, so
+  // they contend for the lock at every message.
+  const window = 4;
+  const sessions = writers.map((host) => new Session(HOSTS[host](file)));
+  try {
+    await Promise.all(sessions.map((s) => s.request('initialize', initialize(0).params)));
+    const started = performance.now();
+    await Promise.all(
+      sessions.map(async (s, w) => {
+        let next = 0;
+        const lane = async () => {
+          while (next < perWriter) {
+            const i = next++;
+            await s.call('create_entities', { entities: [entity(`w${w}-${i}`, writers[w], [`write ${i} of ${w}`])] });
+          }
+        };
+        await Promise.all(Array.from({ length: window }, lane));
+      }),
+    );
+    const writing = performance.now() - started;
+
+    // Every server, still running, sees every write of every process.
+    const total = writers.length * perWriter;
+    for (const [w, s] of sessions.entries()) {
+      const stats = await s.call('graph_stats', {});
+      assert.equal(stats.entityCount, total, `server ${w} (${writers[w]}) counts every entity`);
+      assert.equal(stats.observationCount, total, `server ${w} (${writers[w]}) counts every observation`);
+      const g = await s.call('read_graph', {});
+      const names = g.entities.map((e) => e.name);
+      assert.equal(new Set(names).size, total, `server ${w} (${writers[w]}) sees every entity once`);
+      for (let v = 0; v < writers.length; v++) {
+        // A process's writes are in the file in the order it sent them (i ascending).
+        const mine = g.entities.filter((e) => e.name.startsWith(`w${v}-`));
+        assert.deepEqual(
+          mine.map((e) => e.name),
+          Array.from({ length: perWriter }, (_, i) => `w${v}-${i}`),
+          `server ${w} sees all of writer ${v}, in the order it wrote them`,
+        );
+        for (const [i, e] of mine.entries()) {
+          assert.deepEqual(e.observations, [`write ${i} of ${v}`], e.name);
+          assert.equal(e.entityType, writers[v], e.name);
+        }
+      }
+      if (w === 0) {
+        // Not a property of the servers, a check that this test tested something: the
+        // writers' records are interleaved in the file.
+        assert.ok(switches(names) > 0, 'the writers ran one after another, not at once');
+        t.diagnostic(`the records switch writer ${switches(names)} times`);
+      }
+    }
+    const records = frames(fs.readFileSync(file));
+    assert.equal(records.length, total, 'one record per write: none lost, none written twice');
+    for (const s of sessions) await s.stop();
+    assert.deepEqual(listing(dir), ['memory.mcpmem'], 'the lock is released');
+    const g = await graphOf(npm(file));
+    assert.equal(g.entities.length, total, 'a new process reads them all');
+    t.diagnostic(`${total} writes by ${writers.join(', ')} (window ${window}) took ${(writing / 1000).toFixed(1)} s`);
+  } finally {
+    for (const s of sessions) s.kill();
   }
-  assert.deepEqual(listing(dir), ['memory.mcpmem'], 'the lock is released');
 });
+
+/** How often consecutive names (`w<writer>-<i>`) change writer: 0 if the writers never ran at once. */
+function switches(names) {
+  let n = 0;
+  for (let i = 1; i < names.length; i++) if (names[i].split('-')[0] !== names[i - 1].split('-')[0]) n++;
+  return n;
+}
 
 test('neither host writes while another live process holds <name>.lock, and both proceed once it is released', { timeout: 120_000 }, async () => {
   const dir = tempDir();
