@@ -81,9 +81,46 @@ pub enum Record<'a> {
     #[serde(borrow)]
     DeleteRelations(Vec<Triple<'a>>),
     /// These records, applied in order as one change: a record is stored whole or not at
-    /// all, so replay applies all of them or none (a merge, an upsert of many).
-    #[serde(borrow)]
+    /// all, so replay applies all of them or none (a merge, an upsert of many). A batch
+    /// holds no batch: the reader refuses one, so decoding never recurses deeper than one
+    /// level, however a damaged or hostile payload nests (a payload of `[6, 1]` repeated
+    /// overflowed the stack: `core/tests/fuzz_regressions.rs`).
+    #[serde(borrow, deserialize_with = "batch")]
     Batch(Vec<Record<'a>>),
+}
+
+/// A record inside a batch: the variants of [`Record`] but `Batch`, with the same indices,
+/// so a batch inside a batch is an unknown variant to the reader.
+#[derive(Deserialize)]
+enum Inner<'a> {
+    #[serde(borrow)]
+    CreateEntities(Vec<NewEntity<'a>>),
+    #[serde(borrow)]
+    CreateRelations(Vec<Triple<'a>>),
+    #[serde(borrow)]
+    AddObservations(Vec<Observations<'a>>),
+    #[serde(borrow)]
+    DeleteEntities(Vec<&'a str>),
+    #[serde(borrow)]
+    DeleteObservations(Vec<Observations<'a>>),
+    #[serde(borrow)]
+    DeleteRelations(Vec<Triple<'a>>),
+}
+
+/// Reads a batch's records (see [`Record::Batch`]).
+fn batch<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Record<'de>>, D::Error> {
+    let inner: Vec<Inner<'de>> = Deserialize::deserialize(d)?;
+    Ok(inner
+        .into_iter()
+        .map(|r| match r {
+            Inner::CreateEntities(v) => Record::CreateEntities(v),
+            Inner::CreateRelations(v) => Record::CreateRelations(v),
+            Inner::AddObservations(v) => Record::AddObservations(v),
+            Inner::DeleteEntities(v) => Record::DeleteEntities(v),
+            Inner::DeleteObservations(v) => Record::DeleteObservations(v),
+            Inner::DeleteRelations(v) => Record::DeleteRelations(v),
+        })
+        .collect())
 }
 
 /// An entity as created.

@@ -97,13 +97,18 @@ pub fn page(graph: &Graph, found: &[EntityId], view: &View<'_>) -> Result<String
             .collect(),
         None => found.to_vec(),
     };
+    // Counts saturate: `as usize` would truncate on wasm32 (where the hosts run the core)
+    // and the budget's product would overflow for a maxTokens near 2^64.
+    let saturating = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
     let start = match view.cursor {
         Some(c) => offset_of(c)?,
-        None => view.offset.unwrap_or(0) as usize,
+        None => saturating(view.offset.unwrap_or(0)),
     };
     let outline = view.outline.unwrap_or(false);
-    let limit = view.limit.map_or(usize::MAX, |l| l as usize);
-    let budget = view.max_tokens.map(|t| t as usize * CHARS_PER_TOKEN);
+    let limit = view.limit.map_or(usize::MAX, saturating);
+    let budget = view
+        .max_tokens
+        .map(|t| saturating(t).saturating_mul(CHARS_PER_TOKEN));
     let entity = |id: EntityId| {
         let e = graph.entity(id);
         EntityView {

@@ -1,0 +1,88 @@
+//! Inputs the fuzz targets (`fuzz/`) found to break the core, one test each, with the
+//! message that did it.
+
+mod common;
+
+use common::{MemLog, call_ok, entity_names, open};
+use serde_json::json;
+
+/// fuzz `handle`: `read_graph {"maxTokens": 18446744073709551615}` panicked with "attempt to
+/// multiply with overflow" (tools/view.rs: the budget is maxTokens × 3 characters), and in
+/// release builds, where the product wraps, maxTokens = ⌈2^64 / 3⌉ became a budget of 2
+/// characters ("maxTokens … is too small for even one entity"). On wasm32, where the hosts
+/// run the core, `as usize` also truncated limit and offset to 32 bits (limit 2^32 became 0).
+#[test]
+fn huge_counts_in_bounded_reads_saturate() {
+    let mut memory = open(MemLog::new());
+    call_ok(
+        &mut memory,
+        "create_entities",
+        json!({"entities": [{"name": "a", "entityType": "t", "observations": ["o"]}]}),
+    );
+    for max_tokens in [u64::MAX, u64::MAX / 3 + 1, 1 << 62] {
+        for (tool, mut args) in [
+            ("read_graph", json!({})),
+            ("search_nodes", json!({"query": "a"})),
+            ("open_nodes", json!({"names": ["a"]})),
+        ] {
+            args["maxTokens"] = json!(max_tokens);
+            let page = call_ok(&mut memory, tool, args);
+            assert_eq!(entity_names(&page), ["a"], "{tool} maxTokens {max_tokens}");
+            assert!(page.get("nextCursor").is_none());
+        }
+    }
+    let page = call_ok(&mut memory, "read_graph", json!({"limit": 1u64 << 32}));
+    assert_eq!(entity_names(&page), ["a"]);
+    let page = call_ok(&mut memory, "read_graph", json!({"offset": 1u64 << 32}));
+    assert!(entity_names(&page).is_empty());
+    assert_eq!(page["total"], 1);
+}
+
+/// A record payload of `depth` batches, each holding the next, around an empty deletion.
+fn nested_batches(depth: usize) -> Vec<u8> {
+    let mut payload = [6u8, 1].repeat(depth);
+    payload.extend_from_slice(&[3, 0]);
+    payload
+}
+
+/// Seen writing the fuzz `replay` target, confirmed by running it on a crafted input (longer
+/// than the 4 KB libFuzzer generates by default): a record of batches nested 100,000 deep (a
+/// 200 KB frame of `[6, 1]` repeated) overflowed the stack in `Record::decode` — a segfault
+/// of a native process (the component's 1 MiB wasm stack holds fewer levels still) — where a
+/// damaged file must get an error. No writer nests batches, so the reader refuses a batch
+/// inside a batch.
+#[test]
+fn nested_batches_are_refused_not_recursed() {
+    use mcp_memory_core::record::{Record, Triple};
+    use mcp_memory_core::{Contents, Memory, OpenError, frame};
+
+    let t = Triple {
+        from: "a",
+        to: "b",
+        relation_type: "r",
+    };
+    let flat = Record::Batch(vec![
+        Record::DeleteEntities(vec!["x"]),
+        Record::CreateRelations(vec![t]),
+    ]);
+    assert_eq!(Record::decode(&flat.encode()), Ok(flat.clone()));
+    assert!(Record::decode(&Record::Batch(vec![flat]).encode()).is_err());
+    assert_eq!(
+        Record::decode(&nested_batches(1)),
+        Ok(Record::Batch(vec![Record::DeleteEntities(vec![])]))
+    );
+    for depth in [2, 100_000] {
+        let payload = nested_batches(depth);
+        assert!(Record::decode(&payload).is_err(), "depth {depth}");
+        let log = MemLog::starting_with(Contents::Records(vec![payload.clone()]));
+        match Memory::open(log) {
+            Err(OpenError::Record { index: 0, .. }) => {}
+            Err(e) => panic!("depth {depth}: {e}"),
+            Ok(_) => panic!("depth {depth}: opened"),
+        }
+        let mut memory = open(MemLog::new());
+        let file = frame::encode_log([payload.as_slice()]);
+        assert!(memory.import(&file).is_err(), "depth {depth}");
+        assert!(memory.export_jsonl().unwrap().is_empty());
+    }
+}
