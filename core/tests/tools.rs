@@ -38,6 +38,19 @@ fn search(memory: &mut Memory<MemLog>, query: &str) -> Value {
     call_ok(memory, "search_nodes", json!({ "query": query }))
 }
 
+/// Names of the entities search_nodes' substring match (the reference's set) finds; its
+/// ranked word matches come after them and are tested with the search engine.
+fn substring(memory: &Memory<MemLog>, query: &str) -> Vec<String> {
+    let graph = memory.graph();
+    mcp_memory_core::tools::query::reference_matches(graph, query)
+        .into_iter()
+        .map(|id| graph.text(graph.entity(id).name).to_string())
+        .collect()
+}
+
+/// No names.
+const NONE: [&str; 0] = [];
+
 fn open_nodes(memory: &mut Memory<MemLog>, names: &[&str]) -> Value {
     call_ok(memory, "open_nodes", json!({ "names": names }))
 }
@@ -650,25 +663,14 @@ fn search_fixture() -> Memory<MemLog> {
 
 #[test]
 fn search_nodes_matches_name_type_or_observation_substring() {
-    let mut m = search_fixture();
-    assert_eq!(entity_names(&search(&mut m, "LIC")), ["Alice"], "name");
-    assert_eq!(entity_names(&search(&mut m, "ROB")), ["Bob"], "type");
-    assert_eq!(
-        entity_names(&search(&mut m, "tea")),
-        ["Alice"],
-        "observation"
-    );
-    assert_eq!(entity_names(&search(&mut m, "ess")), ["Carol"], "mid-word");
-    assert_eq!(
-        entity_names(&search(&mut m, "o")),
-        ["Alice", "Bob", "Carol"]
-    );
-    assert_eq!(search(&mut m, "zzz"), graph_of(&[], &[]));
-    assert_eq!(
-        search(&mut m, "alice bob"),
-        graph_of(&[], &[]),
-        "no tokenizing"
-    );
+    let m = search_fixture();
+    assert_eq!(substring(&m, "LIC"), ["Alice"], "name");
+    assert_eq!(substring(&m, "ROB"), ["Bob"], "type");
+    assert_eq!(substring(&m, "tea"), ["Alice"], "observation");
+    assert_eq!(substring(&m, "ess"), ["Carol"], "mid-word");
+    assert_eq!(substring(&m, "o"), ["Alice", "Bob", "Carol"]);
+    assert_eq!(substring(&m, "zzz"), NONE);
+    assert_eq!(substring(&m, "alice bob"), NONE, "no tokenizing");
 }
 
 #[test]
@@ -676,16 +678,12 @@ fn search_nodes_lowercases_final_sigma_like_javascript() {
     let (mut m, _) = fresh();
     create(&mut m, &[entity("ΟΔΟΣ", "t", &[])]);
     // JS lowercases ΟΔΟΣ to οδος: final sigma ς, not σ.
-    assert_eq!(entity_names(&search(&mut m, "ς")), ["ΟΔΟΣ"]);
-    assert_eq!(entity_names(&search(&mut m, "ΟΔΟΣ")), ["ΟΔΟΣ"]);
-    assert_eq!(entity_names(&search(&mut m, "οδος")), ["ΟΔΟΣ"]);
-    assert_eq!(search(&mut m, "σ"), graph_of(&[], &[]));
-    assert_eq!(
-        search(&mut m, "Σ"),
-        graph_of(&[], &[]),
-        "a lone Σ lowercases to σ"
-    );
-    assert_eq!(search(&mut m, "οδοσ"), graph_of(&[], &[]));
+    assert_eq!(substring(&m, "ς"), ["ΟΔΟΣ"]);
+    assert_eq!(substring(&m, "ΟΔΟΣ"), ["ΟΔΟΣ"]);
+    assert_eq!(substring(&m, "οδος"), ["ΟΔΟΣ"]);
+    assert_eq!(substring(&m, "σ"), NONE);
+    assert_eq!(substring(&m, "Σ"), NONE, "a lone Σ lowercases to σ");
+    assert_eq!(substring(&m, "οδοσ"), NONE);
 }
 
 #[test]
@@ -694,14 +692,10 @@ fn search_nodes_lowercases_dotted_capital_i_like_javascript() {
     create(&mut m, &[entity("İstanbul", "city", &[])]);
     // İ lowercases to i + U+0307, which contains i.
     for q in ["I", "i", "İ", "İSTANBUL", "i\u{307}stanbul"] {
-        assert_eq!(
-            entity_names(&search(&mut m, q)),
-            ["İstanbul"],
-            "query {q:?}"
-        );
+        assert_eq!(substring(&m, q), ["İstanbul"], "query {q:?}");
     }
     for q in ["istanbul", "ı", "ISTANBUL"] {
-        assert_eq!(search(&mut m, q), graph_of(&[], &[]), "query {q:?}");
+        assert_eq!(substring(&m, q), NONE, "query {q:?}");
     }
 }
 
@@ -716,26 +710,86 @@ fn search_nodes_neither_case_folds_nor_normalizes() {
             entity("caf\u{e9}", "t", &[]),
         ],
     );
+    assert_eq!(substring(&m, "SS"), NONE, "lowercase, not case fold");
+    assert_eq!(substring(&m, "ẞ"), ["straße"], "ẞ lowercases to ß");
+    assert_eq!(substring(&m, "\u{212a}"), ["Kelvin"], "Kelvin sign is K");
+    assert_eq!(substring(&m, "CAF\u{c9}"), ["caf\u{e9}"]);
+    assert_eq!(substring(&m, "cafe\u{301}"), NONE, "NFD does not match NFC");
+}
+
+/// A question asked in words matches no substring; search_nodes then adds the best ranked
+/// word matches (stopwords dropped), after whatever the substring match found, each once.
+#[test]
+fn search_nodes_answers_a_question_in_words_after_the_reference_set() {
+    let (mut m, _) = fresh();
+    create(
+        &mut m,
+        &[
+            entity(
+                "turn-1",
+                "dialogue_turn",
+                &["Caroline: I called the adoption agency today"],
+            ),
+            entity(
+                "turn-2",
+                "dialogue_turn",
+                &["Melanie: the weather is lovely"],
+            ),
+            entity("turn-3", "dialogue_turn", &["Caroline: what a day"]),
+            entity("agency", "organisation", &["adoption agency in town"]),
+        ],
+    );
+    let got = search(&mut m, "What did Caroline say about the adoption agency?");
+    let mut names = entity_names(&got);
+    names[..2].sort();
     assert_eq!(
-        search(&mut m, "SS"),
-        graph_of(&[], &[]),
-        "lowercase, not case fold"
+        names[..2],
+        ["agency", "turn-1"],
+        "what holds most of the words, first"
+    );
+    assert!(
+        !names.contains(&"turn-2".to_string()),
+        "no word in common: {names:?}"
+    );
+    let got = search(&mut m, "agency");
+    assert_eq!(
+        entity_names(&got)[..2],
+        ["agency", "turn-1"],
+        "the reference's set first"
     );
     assert_eq!(
-        entity_names(&search(&mut m, "ẞ")),
-        ["straße"],
-        "ẞ lowercases to ß"
+        entity_names(&got).len(),
+        2,
+        "nothing matches the word outside it"
     );
-    assert_eq!(
-        entity_names(&search(&mut m, "\u{212a}")),
-        ["Kelvin"],
-        "Kelvin sign is K"
+    let limited = call_ok(
+        &mut m,
+        "search_nodes",
+        json!({"query": "Caroline adoption", "limit": 1}),
     );
-    assert_eq!(entity_names(&search(&mut m, "CAF\u{c9}")), ["caf\u{e9}"]);
+    assert_eq!(entity_names(&limited), ["turn-1"]);
+}
+
+/// One word with at least `limit` substring matches is the reference's answer alone.
+#[test]
+fn search_nodes_adds_nothing_to_a_word_that_matches_enough_substrings() {
+    let (mut m, _) = fresh();
+    let many: Vec<Value> = (0..25)
+        .map(|i| entity(&format!("tea-{i}"), "t", &[]))
+        .chain([entity("other", "t", &["teapot collection"])])
+        .collect();
+    call_in_chunks(&mut m, "create_entities", "entities", many);
+    let got = call_ok(&mut m, "search_nodes", json!({"query": "tea-1"}));
     assert_eq!(
-        search(&mut m, "cafe\u{301}"),
-        graph_of(&[], &[]),
-        "NFD does not match NFC"
+        entity_names(&got).len(),
+        11,
+        "tea-1 and tea-10..19, then up to 20 ranked matches"
+    );
+    let got = call_ok(&mut m, "search_nodes", json!({"query": "tea"}));
+    assert_eq!(
+        entity_names(&got).len(),
+        26,
+        "26 substring matches, no more"
     );
 }
 

@@ -21,7 +21,7 @@
 //! rare completion does not outrank a common one by rarity alone. A phrase scores like one
 //! term whose idf is the sum of its terms' and whose frequency is the number of times the
 //! phrase occurs. Conjunctions and disjunctions add their parts' scores; a relaxed
-//! conjunction (any part) multiplies the sum by the share of parts that matched.
+//! conjunction (any part) multiplies the sum by the square of the share of parts that matched.
 
 use alloc::boxed::Box;
 use alloc::vec;
@@ -585,7 +585,8 @@ fn subtract(hits: &mut Vec<Hit>, out: &[Hit]) {
     });
 }
 
-/// The union of hit lists, scores added; with `coord`, scaled by the share of lists hit.
+/// The union of hit lists, scores added; with `coord`, scaled by the square of the share of
+/// lists hit (a question's answer holds most of its words: coverage outweighs one strong word).
 fn union(lists: Vec<Vec<Hit>>, coord: bool) -> Vec<Hit> {
     let parts = lists.len() as f32;
     let mut all = lists
@@ -593,7 +594,8 @@ fn union(lists: Vec<Vec<Hit>>, coord: bool) -> Vec<Hit> {
         .fold(Vec::new(), |acc, l| merge(acc, l, add_up));
     for h in &mut all {
         if coord {
-            h.score *= h.parts as f32 / parts;
+            let share = h.parts as f32 / parts;
+            h.score *= share * share;
         }
         h.parts = 1;
     }

@@ -98,7 +98,37 @@ pub fn search(graph: &Graph, query: &str, options: &Options<'_>) -> Results {
     let Some(node) = query::parse(query) else {
         return Results::default();
     };
-    run(graph, &node, options)
+    run(graph, &query::without_stopwords(node), options)
+}
+
+/// The entities that best match a question asked in words (`query` read as plain words,
+/// stopwords dropped, relaxed to "any word" when no entity has them all), best first, at
+/// most `limit`: what `search_nodes` adds to the reference's substring matches.
+pub fn question(graph: &Graph, query: &str, limit: usize) -> Vec<EntityId> {
+    let Some(node) = query::plain(query) else {
+        return Vec::new();
+    };
+    let options = Options {
+        entity_type: None,
+        limit,
+        offset: 0,
+    };
+    let node = query::without_stopwords(node);
+    run(graph, &node, &options)
+        .hits
+        .iter()
+        .map(|f| f.id)
+        .collect()
+}
+
+/// Whether a query holds several words that are not stopwords (a question or a phrase in
+/// words rather than one term).
+pub fn has_several_words(query: &str) -> bool {
+    let mut content = 0;
+    text::tokens(query, &mut alloc::string::String::new(), &mut |t| {
+        content += usize::from(!text::is_stopword(t));
+    });
+    content >= 2
 }
 
 /// Runs a parsed query.

@@ -22,7 +22,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::index::{NAME, OBS, TYPE};
-use super::text::token_list;
+use super::text::{is_stopword, token_list};
 
 /// A parsed query.
 #[derive(Debug, Clone, PartialEq)]
@@ -243,6 +243,32 @@ pub fn plain(query: &str) -> Option<Node> {
         0 => None,
         1 => parts.pop(),
         _ => Some(Node::And(parts, true)),
+    }
+}
+
+/// The query without the stopwords of its implicit conjunctions (words side by side, as in
+/// a question), unless that would leave a conjunction empty: `what did Caroline say` is
+/// `Caroline say`, while `"the who"`, `the AND who`, `name:the` and `the` stay as written.
+pub fn without_stopwords(node: Node) -> Node {
+    match node {
+        Node::And(parts, true) => {
+            let stop = |p: &Node| matches!(p, Node::Word { text, field: None, exact: false } if is_stopword(text));
+            let parts: Vec<Node> = if parts.iter().all(stop) {
+                parts
+            } else {
+                parts.into_iter().filter(|p| !stop(p)).collect()
+            };
+            let mut parts: Vec<Node> = parts.into_iter().map(without_stopwords).collect();
+            match parts.len() {
+                1 => parts.pop().unwrap_or(Node::And(Vec::new(), true)),
+                _ => Node::And(parts, true),
+            }
+        }
+        Node::And(parts, false) => {
+            Node::And(parts.into_iter().map(without_stopwords).collect(), false)
+        }
+        Node::Or(parts) => Node::Or(parts.into_iter().map(without_stopwords).collect()),
+        other => other,
     }
 }
 

@@ -42,11 +42,33 @@ fn subgraph(graph: &Graph, entities: &[EntityId], bounds: &View<'_>) -> Result<S
     Ok(output::graph_result(graph, entities, &relations))
 }
 
-/// search_nodes: entities whose name, type or an observation contains the query, compared
-/// after JavaScript's `toLowerCase` (not case folding) — the reference's set, found through
-/// the trigram index — ordered by relevance (`search::rank`: best first, ties and matches
-/// inside words in graph order); the empty query matches everything.
+/// Ranked matches `search_nodes` adds when the call gives no `limit`.
+pub const QUESTION_HITS: usize = 20;
+
+/// search_nodes: first the reference's set — entities whose name, type or an observation
+/// contains the query, compared after JavaScript's `toLowerCase` (not case folding), found
+/// through the trigram index — ordered by relevance (`search::rank`: best first, ties and
+/// matches inside words in graph order; the empty query matches everything). Then, when the
+/// query has several words or that set is smaller than the limit (`limit`, else
+/// [`QUESTION_HITS`]), up to that many of the best ranked word matches (`search::question`)
+/// not already in it: a question asked in words finds what a substring never would.
 pub fn search_nodes(graph: &Graph, query: &str, bounds: &View<'_>) -> Result<String, String> {
+    let found = reference_matches(graph, query);
+    let mut ranked = search::rank(graph, &found, query);
+    let limit = bounds
+        .limit
+        .map_or(QUESTION_HITS, |l| usize::try_from(l).unwrap_or(usize::MAX));
+    if search::has_several_words(query) || ranked.len() < limit {
+        let known: crate::hash::HashSet<EntityId> = found.iter().copied().collect();
+        let more = search::question(graph, query, limit.min(MAX_QUESTION_HITS));
+        ranked.extend(more.into_iter().filter(|id| !known.contains(id)));
+    }
+    subgraph(graph, &ranked, bounds)
+}
+
+/// The reference's search_nodes set, in graph order: entities whose name, type or an
+/// observation contains `query` after JavaScript's `toLowerCase` of both.
+pub fn reference_matches(graph: &Graph, query: &str) -> Vec<EntityId> {
     let needle = query.to_lowercase();
     let matcher = Needle::new(&needle);
     let s = graph.strings();
@@ -56,7 +78,7 @@ pub fn search_nodes(graph: &Graph, query: &str, bounds: &View<'_>) -> Result<Str
             || hit(s.lower(e.entity_type))
             || e.observations.iter().any(|&o| hit(s.lower(o)))
     };
-    let found: Vec<EntityId> = match graph.substring_candidates(&needle) {
+    match graph.substring_candidates(&needle) {
         Some(candidates) => candidates
             .into_iter()
             .filter(|&id| matches(graph.entity(id)))
@@ -66,9 +88,11 @@ pub fn search_nodes(graph: &Graph, query: &str, bounds: &View<'_>) -> Result<Str
             .filter(|(_, e)| matches(e))
             .map(|(id, _)| id)
             .collect(),
-    };
-    subgraph(graph, &search::rank(graph, &found, query), bounds)
+    }
 }
+
+/// Most ranked matches `search_nodes` adds, whatever its `limit`.
+const MAX_QUESTION_HITS: usize = 100;
 
 /// open_nodes: the entities with these exact names, in graph order, and every relation
 /// starting or ending at one of them.
@@ -90,15 +114,11 @@ mod tests {
     use alloc::vec;
     use proptest::prelude::*;
 
-    /// Names of the entities search_nodes returns, sorted.
+    /// Names of the entities search_nodes' substring match finds, sorted.
     fn found(graph: &Graph, query: &str) -> Vec<String> {
-        let result: serde_json::Value =
-            serde_json::from_str(&search_nodes(graph, query, &View::default()).unwrap()).unwrap();
-        result["structuredContent"]["entities"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| e["name"].as_str().unwrap().into())
+        reference_matches(graph, query)
+            .into_iter()
+            .map(|id| graph.text(graph.entity(id).name).into())
             .sorted()
     }
 

@@ -622,6 +622,31 @@ pub fn unordered(answer: &Value) -> Value {
     answer
 }
 
+/// Checks a search_nodes answer against the reference's (`docs/compatibility.md` §8): the
+/// reference's entities come first (in relevance order, so compared as a set), anything
+/// after them is an entity the reference did not return (a ranked word match), and every
+/// relation the reference returns is there.
+pub fn assert_search_superset(got: &Value, reference: &Value, what: &str) {
+    let (ours, theirs) = (
+        got["entities"].as_array().unwrap(),
+        reference["entities"].as_array().unwrap(),
+    );
+    let (first, extra) = ours.split_at(theirs.len().min(ours.len()));
+    assert_eq!(
+        unordered(&json!({ "entities": first })),
+        unordered(&json!({ "entities": theirs })),
+        "{what}: the reference's entities, first"
+    );
+    for entity in extra {
+        // (Another entity may share a name: a reference file can hold duplicates.)
+        assert!(!theirs.contains(entity), "{what}: {entity} twice");
+    }
+    let relations = got["relations"].as_array().unwrap();
+    for r in reference["relations"].as_array().unwrap() {
+        assert!(relations.contains(r), "{what}: relation {r} missing");
+    }
+}
+
 /// Names of the entities in a `{entities, relations}` result.
 pub fn entity_names(result: &Value) -> Vec<String> {
     result["entities"]
