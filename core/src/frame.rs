@@ -7,8 +7,9 @@
 //! ```
 //!
 //! Recovery rules ([`scan`]): a frame that runs past the end of the data, a partial frame
-//! header, a tail of zero bytes, or a final frame whose length check or checksum fails is a
-//! *torn tail*: it is reported and the valid prefix is kept. Zero bytes after a frame count
+//! header, a tail of zero bytes, or a final frame whose checksum fails is a *torn tail*: it
+//! is reported and the valid prefix is kept (a failed length check is a torn tail only when
+//! zeros follow it, since a torn write leaves zeros, not another length). Zero bytes after a frame count
 //! as the end of the data (a crash can leave allocated space that was never written), so a
 //! frame cut short by zeros is a torn tail too, and so is a header cut short by zeros (an
 //! empty log). Any other damage is [`ScanError::Corrupt`]
