@@ -200,6 +200,153 @@ fn hits_report_entity_score_and_matched_fields() {
     assert_eq!(both["hits"][0]["matched"], json!(["name", "entityType"]));
 }
 
+/// Questions in words: stopwords are not searched, a possessive is its word, and the
+/// entity holding most of the words ranks first even when none holds them all.
+#[test]
+fn a_question_in_words_finds_the_turn_that_answers_it() {
+    let (mut m, _) = fresh();
+    create(
+        &mut m,
+        &[
+            entity(
+                "turn-1",
+                "dialogue_turn",
+                &["Caroline: I called the adoption agency today"],
+            ),
+            entity(
+                "turn-2",
+                "dialogue_turn",
+                &["Melanie: what did you do about the garden"],
+            ),
+            entity("turn-3", "dialogue_turn", &["Caroline: what a day it was"]),
+        ],
+    );
+    assert_eq!(
+        found(&mut m, "What did Caroline say about the adoption agency?")[0],
+        "turn-1"
+    );
+    assert_eq!(
+        found(&mut m, "What's Caroline's news about the agency?")[0],
+        "turn-1"
+    );
+    assert!(
+        !found(&mut m, "what did the").is_empty(),
+        "stopwords alone are searched as written"
+    );
+}
+
+/// Close together beats far apart: the same words, in one sentence or spread out.
+#[test]
+fn query_words_close_together_rank_above_the_same_words_far_apart() {
+    let (mut m, _) = fresh();
+    let filler = "one two three four five six seven eight nine ten";
+    create(
+        &mut m,
+        &[
+            entity("far", "t", &[&format!("adoption {filler} agency")]),
+            entity("near", "t", &[&format!("adoption agency {filler}")]),
+        ],
+    );
+    let result = search_args(&mut m, json!({"query": "adoption agency", "explain": true}));
+    assert_eq!(names(&result), ["near", "far"]);
+    let (near, far) = (&result["hits"][0]["explain"], &result["hits"][1]["explain"]);
+    assert_eq!(near["proximity"], json!(1.25), "{near}");
+    assert_eq!(far["proximity"], json!(1.0), "{far}");
+    assert_eq!(
+        near["bm25"], far["bm25"],
+        "the same words, the same first-stage score"
+    );
+}
+
+/// `explain` says, per hit, what each word scored where and how the score was made.
+#[test]
+fn explain_gives_each_words_score_and_fields_and_adds_up() {
+    let (mut m, _) = fresh();
+    create(
+        &mut m,
+        &[
+            entity("Ada Lovelace", "person", &["wrote the first program"]),
+            entity(
+                "Charles Babbage",
+                "person",
+                &["designed the analytical engine"],
+            ),
+        ],
+    );
+    let result = search_args(&mut m, json!({"query": "Ada program", "explain": true}));
+    let hit = &result["hits"][0];
+    assert_eq!(hit["name"], "Ada Lovelace");
+    let words = hit["explain"]["words"].as_array().unwrap();
+    assert_eq!(words[0]["word"], "ada");
+    assert_eq!(words[0]["matched"], json!(["name"]));
+    assert_eq!(words[1]["word"], "program");
+    assert_eq!(words[1]["matched"], json!(["observations"]));
+    let sum: f64 = words.iter().map(|w| w["score"].as_f64().unwrap()).sum();
+    let bm25 = hit["explain"]["bm25"].as_f64().unwrap();
+    assert!((sum - bm25).abs() < 1e-3, "words {sum} vs bm25 {bm25}");
+    let score = hit["score"].as_f64().unwrap();
+    let proximity = hit["explain"]["proximity"].as_f64().unwrap();
+    assert!((bm25 * proximity - score).abs() < 1e-3, "{hit}");
+    let plain = search_args(&mut m, json!({"query": "Ada program"}));
+    assert!(plain["hits"][0].get("explain").is_none(), "only when asked");
+}
+
+/// With `expand`, an entity related to a strong hit is found through the relation and says
+/// so; hubs pass nothing on; without `expand` nothing changes.
+#[test]
+fn expansion_ranks_entities_related_to_strong_hits() {
+    let (mut m, _) = fresh();
+    create(
+        &mut m,
+        &[
+            entity("Aiko", "person", &["lives in Osaka"]),
+            entity("fact-1", "fact", &["adopted a tortoise named Shell"]),
+            entity("Unrelated", "thing", &["nothing here"]),
+        ],
+    );
+    call_ok(
+        &mut m,
+        "create_relations",
+        json!({"relations": [{"from": "fact-1", "to": "Aiko", "relationType": "about"}]}),
+    );
+    assert_eq!(found(&mut m, "tortoise"), ["fact-1"]);
+    let result = search_args(
+        &mut m,
+        json!({"query": "tortoise", "expand": true, "explain": true}),
+    );
+    assert_eq!(names(&result), ["fact-1", "Aiko"]);
+    assert_eq!(result["total"], json!(2));
+    let expansion = &result["hits"][1]["explain"]["expansion"];
+    assert_eq!(expansion["from"], "fact-1");
+    assert_eq!(expansion["relationType"], "about");
+    let (top, share) = (
+        result["hits"][0]["score"].as_f64().unwrap(),
+        expansion["score"].as_f64().unwrap(),
+    );
+    assert!((share - 0.3 * top).abs() < 1e-3, "{result}");
+    assert_eq!(
+        result["hits"][1]["matched"],
+        json!([]),
+        "found through the relation only"
+    );
+
+    // A hub: 40 facts about one entity; a hit on the hub passes nothing on.
+    let facts: Vec<Value> = (0..40)
+        .map(|i| entity(&format!("hubfact-{i}"), "fact", &["x"]))
+        .collect();
+    create(&mut m, &facts);
+    let relations: Vec<Value> = (0..40)
+        .map(|i| json!({"from": format!("hubfact-{i}"), "to": "Aiko", "relationType": "about"}))
+        .collect();
+    call_ok(
+        &mut m,
+        "create_relations",
+        json!({ "relations": relations }),
+    );
+    let result = search_args(&mut m, json!({"query": "Osaka", "expand": true}));
+    assert_eq!(names(&result), ["Aiko"], "a hub spreads nothing");
+}
+
 #[test]
 fn the_tool_is_listed_read_only() {
     let (mut m, _) = fresh();

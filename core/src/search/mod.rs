@@ -12,8 +12,9 @@
 //! finds fewer hits than the page asks for (offset + limit), it runs again with typo matches
 //! for the words that are not in the index at all (4 letters or more, no digits: one edit up
 //! to 7 letters, two from 8, with the first letter kept at two); if it still finds nothing
-//! and it has an implicit conjunction (two or more words side by side, no `AND`), that
-//! becomes "any word", scored by the share of the words that match. Strict AND first keeps
+//! (or the query is three words or more side by side — a sentence or a question, stopwords
+//! dropped) and it has an implicit conjunction (words side by side, no `AND`), that becomes
+//! "any word", scored by the square of the share of the words that match. Strict AND first keeps
 //! multi-word queries precise; the relaxed pass means a question in natural language, whose
 //! words never all occur, still finds something. Hits are ordered by score (ties in
 //! insertion order) and only the requested page is selected (a bounded heap) and sorted.
@@ -26,6 +27,7 @@ mod eval;
 mod fuzzy;
 pub mod index;
 pub mod query;
+pub mod rerank;
 mod sort;
 pub mod text;
 
@@ -35,6 +37,7 @@ use crate::graph::{EntityId, Graph};
 use eval::Mode;
 pub use index::SearchIndex;
 use query::Node;
+pub use rerank::Boost;
 
 /// Field names, by field number, as results report them.
 pub const FIELD_NAMES: [&str; index::FIELDS] = ["name", "entityType", "observations"];
@@ -48,6 +51,8 @@ pub struct Options<'a> {
     pub limit: usize,
     /// Best hits to skip first.
     pub offset: usize,
+    /// Give entities related to the best hits a share of their score (graph expansion).
+    pub expand: bool,
 }
 
 impl Default for Options<'_> {
@@ -56,6 +61,7 @@ impl Default for Options<'_> {
             entity_type: None,
             limit: 10,
             offset: 0,
+            expand: false,
         }
     }
 }
@@ -69,6 +75,8 @@ pub struct Found {
     pub score: f32,
     /// Bit `f` set when field `f` matched (see [`FIELD_NAMES`]).
     pub fields: u8,
+    /// What the second stage added (proximity, graph expansion).
+    pub boost: Boost,
 }
 
 impl Found {
@@ -109,9 +117,8 @@ pub fn question(graph: &Graph, query: &str, limit: usize) -> Vec<EntityId> {
         return Vec::new();
     };
     let options = Options {
-        entity_type: None,
         limit,
-        offset: 0,
+        ..Options::default()
     };
     let node = query::without_stopwords(node);
     run(graph, &node, &options)
@@ -155,32 +162,124 @@ pub fn run(graph: &Graph, node: &Node, options: &Options<'_>) -> Results {
             hits = more;
         }
     }
-    if hits.is_empty() && eval::has_implicit_and(node) {
+    if (hits.is_empty() || is_sentence(node)) && eval::has_implicit_and(node) {
         mode.typos = true;
         mode.relaxed = true;
         hits = eval::run(index, node, mode, filter, false).unwrap_or_default();
     }
-    // Best first, ties in insertion order: (score descending, slot) as one `u64` key per
-    // hit (scores are never negative, so their bits order like them), and only the keys of
-    // the page and those before it are sorted.
-    let total = hits.len();
-    let end = want.min(total);
+    // The pool to rerank: the best hits, best first, ties in insertion order — (score
+    // descending, slot) as one `u64` key per hit (scores are never negative, so their bits
+    // order like them), and only the keys of the pool are sorted.
+    let pool = want.saturating_mul(RERANK_FACTOR).max(RERANK_MIN);
     let keys = (hits.iter()).map(|h| u64::from(!h.score.to_bits()) << 32 | u64::from(h.doc));
-    let hits = sort::smallest(keys, end)
+    let pooled: Vec<&eval::Hit> = sort::smallest(keys, pool.min(hits.len()))
+        .into_iter()
+        .filter_map(|k| hits.binary_search_by_key(&(k as u32), |h| h.doc).ok())
+        .map(|at| &hits[at])
+        .collect();
+    let mut scored: Vec<(EntityId, f32)> = pooled
+        .iter()
+        .map(|h| (EntityId::from_slot(h.doc), h.score))
+        .collect();
+    let boosts = rerank::rerank(graph, &mut scored, &terms_of(node), options.expand);
+    let total = hits.len() + (scored.len() - pooled.len());
+    let mut ranked: Vec<usize> = (0..scored.len()).collect();
+    ranked.sort_by(|&a, &b| {
+        (scored[b].1.total_cmp(&scored[a].1)).then(scored[a].0.slot().cmp(&scored[b].0.slot()))
+    });
+    let hits = ranked
         .into_iter()
         .skip(options.offset)
         .take(options.limit)
-        .filter_map(|k| {
-            let at = hits.binary_search_by_key(&(k as u32), |h| h.doc).ok()?;
-            let h = &hits[at];
-            Some(Found {
-                id: EntityId::from_slot(h.doc),
-                score: h.score,
-                fields: h.fields,
-            })
+        .map(|i| Found {
+            id: scored[i].0,
+            score: scored[i].1,
+            fields: pooled.get(i).map_or(0, |h| h.fields),
+            boost: boosts[i],
         })
         .collect();
     Results { hits, total }
+}
+
+/// How each word of `query` (stopwords dropped, exclusions left out) scores in entity `id`
+/// on its own: the word (a phrase's words joined by spaces), its BM25 score there
+/// (prefix and typo matches weighted as in a search), and the fields it matched (bits as
+/// in [`Found::fields`]); a word the entity does not hold scores 0.
+pub fn word_scores(
+    graph: &Graph,
+    query: &str,
+    id: EntityId,
+) -> Vec<(alloc::string::String, f32, u8)> {
+    let Some(node) = query::parse(query) else {
+        return Vec::new();
+    };
+    let node = query::without_stopwords(node);
+    let mut leaves = Vec::new();
+    fn walk<'n>(node: &'n Node, out: &mut Vec<&'n Node>) {
+        match node {
+            Node::Word { .. } | Node::Phrase { .. } => out.push(node),
+            Node::And(parts, _) | Node::Or(parts) => parts.iter().for_each(|p| walk(p, out)),
+            Node::Not(_) => {}
+        }
+    }
+    walk(&node, &mut leaves);
+    let index = graph.search_index();
+    let mode = Mode {
+        typos: true,
+        relaxed: true,
+        prefix_min: PREFIX_MIN,
+    };
+    let slot = [id.slot()];
+    leaves
+        .into_iter()
+        .map(|leaf| {
+            let word = match leaf {
+                Node::Word { text, .. } => text.clone(),
+                Node::Phrase { terms, .. } => terms.join(" "),
+                _ => alloc::string::String::new(),
+            };
+            let hit = eval::run(index, leaf, mode, Some(&slot), false)
+                .and_then(|hits| hits.first().copied());
+            (
+                word,
+                hit.map_or(0.0, |h| h.score),
+                hit.map_or(0, |h| h.fields),
+            )
+        })
+        .collect()
+}
+
+/// The pool reranked is this many times the hits asked for, and at least [`RERANK_MIN`].
+const RERANK_FACTOR: usize = 3;
+/// The smallest pool reranked.
+const RERANK_MIN: usize = 30;
+
+/// The folded words and phrase words a query looks for (not those it excludes).
+fn terms_of(node: &Node) -> Vec<alloc::string::String> {
+    let mut out = Vec::new();
+    fn walk(node: &Node, out: &mut Vec<alloc::string::String>) {
+        match node {
+            Node::Word { text, .. } => out.push(text.clone()),
+            Node::Phrase { terms, .. } => out.extend(terms.iter().cloned()),
+            Node::And(parts, _) | Node::Or(parts) => parts.iter().for_each(|p| walk(p, out)),
+            Node::Not(_) => {}
+        }
+    }
+    walk(node, &mut out);
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Words side by side that make a sentence or a question (three or more, stopwords already
+/// dropped): such a query's words rarely all occur in one entity, so it is always scored
+/// as "any word" — the entities holding most of the words first, those holding all of them
+/// at full score (see `eval`). Shorter conjunctions stay strict unless they find nothing.
+fn is_sentence(node: &Node) -> bool {
+    match node {
+        Node::And(parts, true) => parts.iter().filter(|p| !matches!(p, Node::Not(_))).count() >= 3,
+        _ => false,
+    }
 }
 
 /// Orders `candidates` by relevance to `query`, best first; candidates the query's words do

@@ -213,9 +213,13 @@ impl Parser {
     }
 }
 
-/// The node for a word or a quoted phrase.
+/// The node for a word or a quoted phrase. An unquoted word's possessive `'s` is dropped
+/// (`Caroline's` is `caroline`, not the phrase `caroline s`).
 fn words(text: &str, field: Option<usize>, quoted: bool) -> Option<Node> {
     let mut terms = token_list(text);
+    if !quoted && terms.len() == 2 && terms[1] == "s" && text.contains(['\'', '’']) {
+        terms.pop();
+    }
     match terms.len() {
         0 => None,
         1 => Some(Node::Word {

@@ -220,7 +220,7 @@ pub(crate) const BASE: &[(u16, u16)] = &[
 
 /// English words too common to tell entities apart, folded, sorted: left out of questions
 /// asked in words ("what did Caroline say about the agency" searches `caroline say agency`).
-const STOPWORDS: [&str; 126] = [
+const STOPWORDS: [&str; 128] = [
     "a",
     "about",
     "above",
@@ -302,12 +302,14 @@ const STOPWORDS: [&str; 126] = [
     "out",
     "over",
     "own",
+    "s",
     "same",
     "she",
     "should",
     "so",
     "some",
     "such",
+    "t",
     "than",
     "that",
     "the",
@@ -396,6 +398,14 @@ mod tests {
                 assert_eq!(base_of(l), want, "U+{:04X}", l as u32);
             }
         }
+    }
+
+    #[test]
+    fn stopwords_are_sorted_folded_and_found() {
+        assert!(STOPWORDS.windows(2).all(|w| w[0] < w[1]));
+        assert!(STOPWORDS.iter().all(|w| token_list(w) == [*w]));
+        assert!(is_stopword("the") && is_stopword("s") && is_stopword("yourselves"));
+        assert!(!is_stopword("agency") && !is_stopword(""));
     }
 
     #[test]

@@ -24,6 +24,38 @@ struct HitJson<'a> {
     observations: Vec<&'a str>,
     score: f64,
     matched: Vec<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    explain: Option<ExplainJson<'a>>,
+}
+
+/// Why a hit scored what it did: `score = bm25 × proximity + expansion.score`.
+#[derive(Serialize)]
+struct ExplainJson<'a> {
+    /// The first stage's score: BM25 of the words it holds, field-weighted, times the
+    /// square of the share of the query's words it holds when the query was relaxed.
+    bm25: f64,
+    /// The proximity multiplier (1: no two query words close together in one field).
+    proximity: f64,
+    /// Each query word on its own in this entity.
+    words: Vec<WordJson>,
+    /// The share of a related hit's score this entity received (graph expansion).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expansion: Option<ExpansionJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct WordJson {
+    word: String,
+    score: f64,
+    matched: Vec<&'static str>,
+}
+
+#[derive(Serialize)]
+struct ExpansionJson<'a> {
+    from: &'a str,
+    #[serde(rename = "relationType")]
+    relation_type: &'a str,
+    score: f64,
 }
 
 #[derive(Serialize)]
@@ -59,7 +91,12 @@ pub fn search(graph: &Graph, args: &Value) -> Result<String, String> {
         entity_type: args.get("entityType").and_then(Value::as_str),
         limit: count(args, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)?,
         offset: count(args, "offset", 0, 0, u32::MAX as usize)?,
+        expand: args.get("expand").and_then(Value::as_bool).unwrap_or(false),
     };
+    let explain = args
+        .get("explain")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
     let results = search::search(graph, query, &options);
     let hits = results
         .hits
@@ -72,6 +109,7 @@ pub fn search(graph: &Graph, args: &Value) -> Result<String, String> {
                 observations: e.observations.iter().map(|&o| graph.text(o)).collect(),
                 score: rounded(f.score),
                 matched: f.matched().collect(),
+                explain: explain.then(|| explained(graph, query, f)),
             }
         })
         .collect();
@@ -80,6 +118,33 @@ pub fn search(graph: &Graph, args: &Value) -> Result<String, String> {
         total: results.total,
     };
     Ok(output::success(&output::pretty(&structured), &structured))
+}
+
+/// The explanation of one hit (see [`ExplainJson`]).
+fn explained<'g>(graph: &'g Graph, query: &str, f: &search::Found) -> ExplainJson<'g> {
+    let expansion = f
+        .boost
+        .expanded_from
+        .map(|(source, rid, gain)| ExpansionJson {
+            from: graph.text(graph.entity(source).name),
+            relation_type: graph.text(graph.relation(rid).relation_type),
+            score: rounded(gain),
+        });
+    let gain = f.boost.expanded_from.map_or(0.0, |(_, _, g)| g);
+    let words = search::word_scores(graph, query, f.id)
+        .into_iter()
+        .map(|(word, score, fields)| WordJson {
+            word,
+            score: rounded(score),
+            matched: search::Found { fields, ..*f }.matched().collect(),
+        })
+        .collect();
+    ExplainJson {
+        bm25: rounded((f.score - gain) / f.boost.proximity.max(1.0)),
+        proximity: rounded(f.boost.proximity),
+        words,
+        expansion,
+    }
 }
 
 /// Runs the search tool `name` (arguments already checked against its schema): `None` if
