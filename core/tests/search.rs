@@ -205,22 +205,7 @@ fn hits_report_entity_score_and_matched_fields() {
 #[test]
 fn a_question_in_words_finds_the_turn_that_answers_it() {
     let (mut m, _) = fresh();
-    create(
-        &mut m,
-        &[
-            entity(
-                "turn-1",
-                "dialogue_turn",
-                &["Caroline: I called the adoption agency today"],
-            ),
-            entity(
-                "turn-2",
-                "dialogue_turn",
-                &["Melanie: what did you do about the garden"],
-            ),
-            entity("turn-3", "dialogue_turn", &["Caroline: what a day it was"]),
-        ],
-    );
+    create(&mut m, &caroline_turns());
     assert_eq!(
         found(&mut m, "What did Caroline say about the adoption agency?")[0],
         "turn-1"

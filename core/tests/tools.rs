@@ -722,23 +722,13 @@ fn search_nodes_neither_case_folds_nor_normalizes() {
 #[test]
 fn search_nodes_answers_a_question_in_words_after_the_reference_set() {
     let (mut m, _) = fresh();
-    create(
-        &mut m,
-        &[
-            entity(
-                "turn-1",
-                "dialogue_turn",
-                &["Caroline: I called the adoption agency today"],
-            ),
-            entity(
-                "turn-2",
-                "dialogue_turn",
-                &["Melanie: the weather is lovely"],
-            ),
-            entity("turn-3", "dialogue_turn", &["Caroline: what a day"]),
-            entity("agency", "organisation", &["adoption agency in town"]),
-        ],
-    );
+    let mut entities = caroline_turns();
+    entities.push(entity(
+        "agency",
+        "organisation",
+        &["adoption agency in town"],
+    ));
+    create(&mut m, &entities);
     let got = search(&mut m, "What did Caroline say about the adoption agency?");
     let mut names = entity_names(&got);
     names[..2].sort();

@@ -647,6 +647,24 @@ pub fn assert_search_superset(got: &Value, reference: &Value, what: &str) {
     }
 }
 
+/// Dialogue turns for question tests: only `turn-1` answers "What did Caroline say about the
+/// adoption agency?"; `turn-3` shares only the name, `turn-2` nothing.
+pub fn caroline_turns() -> Vec<Value> {
+    vec![
+        entity(
+            "turn-1",
+            "dialogue_turn",
+            &["Caroline: I called the adoption agency today"],
+        ),
+        entity(
+            "turn-2",
+            "dialogue_turn",
+            &["Melanie: what did you do about the garden"],
+        ),
+        entity("turn-3", "dialogue_turn", &["Caroline: what a day it was"]),
+    ]
+}
+
 /// Names of the entities in a `{entities, relations}` result.
 pub fn entity_names(result: &Value) -> Vec<String> {
     result["entities"]
