@@ -214,15 +214,6 @@ pub fn word_scores(
         return Vec::new();
     };
     let node = query::without_stopwords(node);
-    let mut leaves = Vec::new();
-    fn walk<'n>(node: &'n Node, out: &mut Vec<&'n Node>) {
-        match node {
-            Node::Word { .. } | Node::Phrase { .. } => out.push(node),
-            Node::And(parts, _) | Node::Or(parts) => parts.iter().for_each(|p| walk(p, out)),
-            Node::Not(_) => {}
-        }
-    }
-    walk(&node, &mut leaves);
     let index = graph.search_index();
     let mode = Mode {
         typos: true,
@@ -230,14 +221,10 @@ pub fn word_scores(
         prefix_min: PREFIX_MIN,
     };
     let slot = [id.slot()];
-    leaves
+    sought(&node)
         .into_iter()
-        .map(|leaf| {
-            let word = match leaf {
-                Node::Word { text, .. } => text.clone(),
-                Node::Phrase { terms, .. } => terms.join(" "),
-                _ => alloc::string::String::new(),
-            };
+        .map(|(leaf, words)| {
+            let word = words.join(" ");
             let hit = eval::run(index, leaf, mode, Some(&slot), false)
                 .and_then(|hits| hits.first().copied());
             (
@@ -254,18 +241,28 @@ const RERANK_FACTOR: usize = 3;
 /// The smallest pool reranked.
 const RERANK_MIN: usize = 30;
 
-/// The folded words and phrase words a query looks for (not those it excludes).
-fn terms_of(node: &Node) -> Vec<alloc::string::String> {
-    let mut out = Vec::new();
-    fn walk(node: &Node, out: &mut Vec<alloc::string::String>) {
+/// The words and phrases a query looks for (not those it excludes), each with its folded
+/// words, in query order.
+fn sought(node: &Node) -> Vec<(&Node, &[alloc::string::String])> {
+    fn walk<'n>(node: &'n Node, out: &mut Vec<(&'n Node, &'n [alloc::string::String])>) {
         match node {
-            Node::Word { text, .. } => out.push(text.clone()),
-            Node::Phrase { terms, .. } => out.extend(terms.iter().cloned()),
+            Node::Word { text, .. } => out.push((node, core::slice::from_ref(text))),
+            Node::Phrase { terms, .. } => out.push((node, terms)),
             Node::And(parts, _) | Node::Or(parts) => parts.iter().for_each(|p| walk(p, out)),
             Node::Not(_) => {}
         }
     }
+    let mut out = Vec::new();
     walk(node, &mut out);
+    out
+}
+
+/// The distinct folded words a query looks for.
+fn terms_of(node: &Node) -> Vec<alloc::string::String> {
+    let mut out: Vec<alloc::string::String> = sought(node)
+        .into_iter()
+        .flat_map(|(_, words)| words.iter().cloned())
+        .collect();
     out.sort();
     out.dedup();
     out

@@ -30,7 +30,7 @@ const EXPANSION_SOURCES: usize = 10;
 const MAX_FANOUT: usize = 32;
 
 /// Why a hit scores what it does, beyond BM25.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Boost {
     /// The proximity multiplier (1 when no two query words are close).
     pub proximity: f32,
@@ -116,11 +116,11 @@ pub fn rerank(
     let mut gains: Vec<(EntityId, f32, (EntityId, crate::graph::RelationId))> = Vec::new();
     for &i in order.iter().take(EXPANSION_SOURCES) {
         let (source, score) = scored[i];
-        let touching = graph.relations_touching([graph.entity(source).name]);
+        let name = graph.entity(source).name;
+        let touching = graph.relations_touching([name]);
         if touching.len() > MAX_FANOUT {
             continue;
         }
-        let name = graph.entity(source).name;
         for rid in touching {
             let r = graph.relation(rid);
             let other = if r.from == name { r.to } else { r.from };
