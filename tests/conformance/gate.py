@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Differential conformance gate: runs shared/bench/conformance.py (the reference server vs.
-a candidate) and fails on any lenient difference that docs/compatibility.md does not explain.
+"""Differential conformance gate: runs conformance.py (beside this file: the reference server
+vs. a candidate) and fails on any lenient difference that docs/compatibility.md does not explain.
 
 What counts as explained, and nothing else:
   - categories skipped by name (SKIP below), each a section of docs/compatibility.md
@@ -16,7 +16,8 @@ What counts as explained, and nothing else:
     flags such batches as `intra-batch-dups` only when it inserts them on purpose; its random
     picks also repeat names by chance, so the gate records those batches as they are generated.
 
-Usage: gate.py --conformance PATH --ref CMD --cand CMD [harness options...]
+Usage: gate.py [--conformance PATH] --ref CMD --cand CMD [harness options...]
+(--conformance defaults to conformance.py beside this file.)
 Prints the harness's report, then the explained and unexplained failure counts.
 """
 
@@ -91,7 +92,8 @@ def explanation(failure, first_dup):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--conformance", required=True, help="path to shared/bench/conformance.py")
+    p.add_argument("--conformance", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "conformance.py"),
+                   help="the harness (default: conformance.py beside this file)")
     args, rest = p.parse_known_args()
     conf = load_harness(args.conformance)
     first_dup, calls = watch_duplicate_batches(conf)
