@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Runs the scenario files (see README.md) against a memory server over stdio: an mcp-memory
-host (the native binary, the npm package), or, with --reference, the reference server
+"""Runs the scenario files (see README.md) against a memory server: an mcp-memory host (the
+native binary, the npm package), or, with --reference, the reference server
 (@modelcontextprotocol/server-memory) to check the expectations that are its behaviour.
 
 An mcp-memory host's search_nodes replies may add ranked word matches after the reference's
@@ -13,8 +13,14 @@ mcp-memory), and `"reference_expect": "$unchecked"` skips the comparison. With -
 (reference only), a step whose expectation is missing (or `reference_expect` is null) gets
 the reference's replies written into the file (authoring aid; review before committing).
 
+--transport (default stdio) is how the runner speaks to the server. tcp and http append
+`--transport tcp|http --bind 127.0.0.1:<free port>` to the command and connect once the port
+accepts: tcp sends the same lines over one connection, http POSTs each line to /mcp (README.md,
+"Transports"). A step's `expect_tcp` / `expect_http` replaces its `expect` there.
+
 Usage:
   python3 tests/scenarios/run.py --cmd target/release/mcp-memory [FILE.json ...]
+  python3 tests/scenarios/run.py --cmd target/release/mcp-memory --transport http
   python3 tests/scenarios/run.py --cmd "node npm/bin/mcp-memory.js"
   python3 tests/scenarios/run.py --reference \
       --cmd "node $REF_DIR/node_modules/@modelcontextprotocol/server-memory/dist/index.js" [--record]
@@ -23,20 +29,26 @@ Python 3.11, standard library only. Exit status 1 if any step differs.
 """
 
 import argparse
+import http.client
+import itertools
 import json
 import os
 import queue
 import shlex
+import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ANY = "$any"
 UNCHECKED = "$unchecked"
 REPLY_TIMEOUT = 30.0
+TRANSPORTS = ("stdio", "tcp", "http")
 
 
 def matches(expected, got):
@@ -61,7 +73,33 @@ def matches(expected, got):
     return expected == got
 
 
-class Server:
+class Lines:
+    """Newline-delimited JSON-RPC: each line the server writes is one message."""
+
+    def _start_reading(self, stream):
+        self.lines = queue.Queue()
+        threading.Thread(target=self._read, args=(stream,), daemon=True).start()
+
+    def _read(self, stream):
+        for line in stream:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def recv(self):
+        try:
+            line = self.lines.get(timeout=REPLY_TIMEOUT)
+        except queue.Empty:
+            raise RuntimeError(f"no message within {REPLY_TIMEOUT} s")
+        if line is None:
+            raise RuntimeError("the server closed its output")
+        return json.loads(line)
+
+    def take(self, count):
+        """The messages a step reads: `count` of them."""
+        return [self.recv() for _ in range(count)]
+
+
+class Stdio(Lines):
     def __init__(self, cmd, file):
         env = dict(os.environ, MEMORY_FILE_PATH=str(file))
         self.proc = subprocess.Popen(
@@ -71,30 +109,205 @@ class Server:
             stderr=subprocess.DEVNULL,
             env=env,
         )
-        self.lines = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.proc.stdout:
-            self.lines.put(line)
-        self.lines.put(None)
+        self._start_reading(self.proc.stdout)
 
     def send(self, raw):
         self.proc.stdin.write(raw.encode("utf-8", "surrogatepass") + b"\n")
         self.proc.stdin.flush()
 
-    def recv(self):
-        try:
-            line = self.lines.get(timeout=REPLY_TIMEOUT)
-        except queue.Empty:
-            raise RuntimeError(f"no message within {REPLY_TIMEOUT} s")
-        if line is None:
-            raise RuntimeError("the server closed stdout")
-        return json.loads(line)
-
     def stop(self):
         self.proc.stdin.close()
         return self.proc.wait(timeout=REPLY_TIMEOUT)
+
+
+def listen(cmd, file, transport):
+    """Starts a network server on a free loopback port; the process and a connection to it,
+    made as soon as the port accepts."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = dict(os.environ, MEMORY_FILE_PATH=str(file))
+    log = file.parent / "server-stderr.log"
+    with open(log, "ab") as stderr:
+        proc = subprocess.Popen(
+            shlex.split(cmd) + ["--transport", transport, "--bind", f"127.0.0.1:{port}"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            env=env,
+        )
+    deadline = time.monotonic() + REPLY_TIMEOUT
+    while True:
+        try:
+            return proc, socket.create_connection(("127.0.0.1", port), timeout=REPLY_TIMEOUT)
+        except OSError:
+            if proc.poll() is not None:
+                tail = log.read_text(errors="replace").strip().splitlines()[-3:]
+                raise RuntimeError(f"the server exited with status {proc.returncode} "
+                                   f"before listening: {' / '.join(tail)}")
+            if time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError(f"port {port} did not accept within {REPLY_TIMEOUT} s")
+            time.sleep(0.02)
+
+
+def terminate(proc):
+    """Stops a network server as its operator would (SIGTERM); its exit status."""
+    proc.send_signal(signal.SIGTERM)
+    try:
+        return proc.wait(timeout=REPLY_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        return proc.wait()
+
+
+class Tcp(Lines):
+    """The scenario's lines over one TCP connection (one session)."""
+
+    def __init__(self, cmd, file):
+        self.proc, self.sock = listen(cmd, file, "tcp")
+        self.sock.settimeout(None)
+        self._start_reading(self.sock.makefile("rb"))
+
+    def send(self, raw):
+        self.sock.sendall(raw.encode("utf-8", "surrogatepass") + b"\n")
+
+    def stop(self):
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass  # the server has gone already
+        self.sock.close()
+        return terminate(self.proc)
+
+
+class Http:
+    """Streamable HTTP: one POST to /mcp per line. Every message of a response (a JSON body,
+    or each `data:` of an SSE body; none for 202), a refusal's (4xx, 5xx) included, is queued
+    for `recv`, in order. `status` is the HTTP status of the last line's POST.
+
+    A session exists only from an `initialize` request on (its response carries the
+    Mcp-Session-Id). A line sent while there is none, before the scenario's first initialize
+    or after a restart, first opens one with the runner's own initialize and
+    notifications/initialized, whose messages are not the step's."""
+
+    OPEN_VERSION = "2025-11-25"
+
+    def __init__(self, cmd, file):
+        self.proc, probe = listen(cmd, file, "http")
+        self.port = probe.getpeername()[1]
+        probe.close()
+        self.conn = None
+        self.session = None
+        self.version = None
+        self.status = None
+        self.pending = []
+        self.opened = itertools.count(1)
+
+    def _post(self, raw):
+        """POSTs one line; its status and messages, and what it tells of the session."""
+        body = raw.encode("utf-8", "surrogatepass")
+        initialize = initialize_id(raw)
+        headers = {
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+        }
+        if initialize is None and self.session is not None:
+            headers["Mcp-Session-Id"] = self.session
+            if self.version is not None:
+                headers["MCP-Protocol-Version"] = self.version
+        if self.conn is None:
+            self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=REPLY_TIMEOUT)
+        try:
+            self.conn.request("POST", "/mcp", body=body, headers=headers)
+            response = self.conn.getresponse()
+            data = response.read()
+        except (OSError, http.client.HTTPException) as e:
+            self.conn.close()
+            self.conn = None
+            raise RuntimeError(f"HTTP POST failed: {e!r}")
+        messages = http_messages(response.getheader("Content-Type") or "", data)
+        if initialize is not None and response.getheader("Mcp-Session-Id"):
+            self.session = response.getheader("Mcp-Session-Id")
+            self.version = next(
+                (m["result"].get("protocolVersion") for m in messages
+                 if isinstance(m, dict) and m.get("id") == initialize[0]
+                 and isinstance(m.get("result"), dict)),
+                None,
+            )
+        return response.status, messages
+
+    def _open_session(self):
+        sid = f"scenario-session-{next(self.opened)}"
+        init = {"jsonrpc": "2.0", "id": sid, "method": "initialize",
+                "params": {"protocolVersion": self.OPEN_VERSION, "capabilities": {},
+                           "clientInfo": {"name": "scenario-runner", "version": "1"}}}
+        status, messages = self._post(json.dumps(init))
+        if status != 200 or self.session is None or self.version is None:
+            raise RuntimeError(f"cannot open an HTTP session: {status} {messages}")
+        status, messages = self._post('{"jsonrpc":"2.0","method":"notifications/initialized"}')
+        if status != 202 or messages:
+            raise RuntimeError(f"notifications/initialized got {status} {messages}")
+
+    def send(self, raw):
+        if self.session is None and initialize_id(raw) is None:
+            self._open_session()
+        self.status, messages = self._post(raw)
+        self.pending += messages
+
+    def recv(self):
+        if not self.pending:
+            raise RuntimeError("no message: the responses so far held no more")
+        return self.pending.pop(0)
+
+    def take(self, count):
+        """The messages a step reads: all its response held, however many."""
+        got, self.pending = self.pending, []
+        return got
+
+    def stop(self):
+        if self.conn is not None:
+            self.conn.close()
+        return terminate(self.proc)
+
+
+def initialize_id(raw):
+    """(id,) if the line is an initialize request (the server opens a session for it)."""
+    try:
+        msg = json.loads(raw)
+    except ValueError:
+        return None
+    if isinstance(msg, dict) and msg.get("method") == "initialize" and "id" in msg:
+        return (msg["id"],)
+    return None
+
+
+def http_messages(content_type, data):
+    """The messages of an HTTP response body: an SSE stream's `data:` events, else the body as
+    one message; none if empty. A message that is not JSON is its text (a JSON string)."""
+    text = data.decode("utf-8", "replace")
+    if content_type.split(";")[0].strip() == "text/event-stream":
+        events, event = [], []
+        for line in text.splitlines() + [""]:
+            if line == "":
+                if event:
+                    events.append("\n".join(event))
+                event = []
+            elif line.startswith("data:"):
+                event.append(line[5:].removeprefix(" "))
+    else:
+        events = [text] if text else []
+    return [parse_or_text(e) for e in events]
+
+
+def parse_or_text(text):
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+SERVERS = {"stdio": Stdio, "tcp": Tcp, "http": Http}
 
 
 def sync(server, index):
@@ -160,8 +373,26 @@ def superset_matches(expected, got):
     return True
 
 
-def run(path, cmd, reference, record):
+def expectation_key(step, transport, reference):
+    """Which of a step's expectations applies."""
+    if reference and "reference_expect" in step:
+        return "reference_expect"
+    if f"expect_{transport}" in step:
+        return f"expect_{transport}"
+    return "expect"
+
+
+def status_failure(step, status):
+    """Why the HTTP status of a step's POST is wrong (`http_status`, else any 2xx), or None."""
+    want = step.get("http_status")
+    if status == want or (want is None and 200 <= status < 300):
+        return None
+    return f"HTTP status {status}, expected {want or '2xx'}"
+
+
+def run(path, cmd, reference, record, transport="stdio"):
     scenario = json.loads(path.read_text(encoding="utf-8"))
+    start = SERVERS[transport]
     failures = []
     changed = False
     index = -1
@@ -169,20 +400,24 @@ def run(path, cmd, reference, record):
         file = Path(tmp) / "memory.jsonl"
         if scenario.get("file"):
             file.write_bytes(scenario["file"]["jsonl"].encode("utf-8", "surrogatepass"))
-        server = Server(cmd, file)
+        server = None
         try:
+            server = start(cmd, file)
             for index, step in enumerate(scenario["steps"]):
                 if step.get("restart"):
                     rc = server.stop()
                     if rc != 0:
                         failures.append((index, f"exit status {rc} at restart", None, None))
-                    server = Server(cmd, file)
+                    server = None  # stopped: nothing to stop at the end if the start fails
+                    server = start(cmd, file)
                     continue
                 if "send" in step:
                     server.send(json.dumps(step["send"], ensure_ascii=False))
                 else:
                     server.send(step["send_raw"])
-                key = "reference_expect" if reference and "reference_expect" in step else "expect"
+                if transport == "http" and (why := status_failure(step, server.status)):
+                    failures.append((index, why, None, None))
+                key = expectation_key(step, transport, reference)
                 want = step.get(key)
                 if want is None or want == UNCHECKED:
                     # Recording: a request's messages up to its reply, then anything else
@@ -202,7 +437,7 @@ def run(path, cmd, reference, record):
                     else:
                         failures.append((index, "step has no expectation", None, got))
                     continue
-                got = [server.recv() for _ in want]
+                got = server.take(len(want))
                 got += sync(server, index)
                 same = (
                     superset_matches(want, got)
@@ -214,7 +449,9 @@ def run(path, cmd, reference, record):
         except RuntimeError as e:
             failures.append((index, str(e), None, None))
         finally:
-            server.stop()
+            rc = server.stop() if server is not None else 0
+        if rc != 0:
+            failures.append((index, f"exit status {rc} at the end", None, None))
     if changed:
         path.write_text(json.dumps(scenario, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return failures
@@ -227,14 +464,19 @@ def main():
                     help="the server is the reference: compare with `reference_expect` where set")
     ap.add_argument("--record", action="store_true",
                     help="with --reference: fill in missing expectations")
+    ap.add_argument("--transport", choices=TRANSPORTS, default="stdio",
+                    help="how to speak to the server (tcp, http: it is started with "
+                         "--transport and --bind appended)")
     ap.add_argument("files", nargs="*", type=Path)
     args = ap.parse_args()
     if args.record and not args.reference:
         ap.error("--record records the reference's behaviour: it needs --reference")
+    if args.reference and args.transport != "stdio":
+        ap.error("the reference server speaks stdio only")
     files = args.files or sorted(HERE.glob("*.json"))
     bad = 0
     for path in files:
-        failures = run(path, args.cmd, args.reference, args.record)
+        failures = run(path, args.cmd, args.reference, args.record, args.transport)
         print(f"{'FAIL' if failures else 'ok  '} {path.name}")
         for index, why, want, got in failures:
             bad += 1
@@ -243,7 +485,7 @@ def main():
                 print("    expected: " + json.dumps(want, ensure_ascii=False))
             if got is not None:
                 print("    got:      " + json.dumps(got, ensure_ascii=False))
-    print(f"{len(files)} files, {bad} failing steps")
+    print(f"{len(files)} files, {bad} failing steps ({args.transport})")
     sys.exit(1 if bad else 0)
 
 
