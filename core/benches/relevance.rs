@@ -37,7 +37,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use corpus::{Category, Corpus, session_name, turn_name};
-use mcp_memory_core::{Changes, Contents, Log, LogError, Memory};
+use mcp_memory_core::{Changes, Contents, Log, LogError, Server};
 use serde_json::{Value, json};
 use vocab::PERSONAS;
 
@@ -100,7 +100,7 @@ fn parse_args() -> Args {
 }
 
 /// One tool call; returns the reply's structuredContent and the time `handle` took.
-fn call(memory: &mut Memory<NullLog>, id: u64, tool: &str, args: Value) -> (Value, Duration) {
+fn call(memory: &mut Server<NullLog>, id: u64, tool: &str, args: Value) -> (Value, Duration) {
     let line = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
                       "params": {"name": tool, "arguments": args}})
     .to_string();
@@ -157,7 +157,7 @@ fn entities(corpus: &Corpus) -> Vec<(String, &'static str, Vec<String>)> {
     out
 }
 
-fn load(memory: &mut Memory<NullLog>, corpus: &Corpus, stored: &[(String, &str, Vec<String>)]) {
+fn load(memory: &mut Server<NullLog>, corpus: &Corpus, stored: &[(String, &str, Vec<String>)]) {
     let mut id = 0;
     for chunk in stored.chunks(1000) {
         let entities: Vec<Value> = chunk
@@ -282,7 +282,7 @@ fn main() {
 
     let stored = entities(&corpus);
     let started = Instant::now();
-    let (mut memory, _) = Memory::open(NullLog).expect("open");
+    let (mut memory, _) = Server::open(NullLog).expect("open");
     load(&mut memory, &corpus, &stored);
     let loaded = started.elapsed();
     let started = Instant::now();

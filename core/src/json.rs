@@ -1,7 +1,32 @@
-//! JSON text helpers shared by message parsing and file import.
+//! JSON text helpers shared by message parsing, tool output and file import.
 
 use alloc::string::String;
+use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+/// The type name JavaScript (and so zod) reports for a value (`None` is a missing value).
+pub fn type_name(value: Option<&Value>) -> &'static str {
+    match value {
+        None => "undefined",
+        Some(Value::Null) => "null",
+        Some(Value::Bool(_)) => "boolean",
+        Some(Value::Number(_)) => "number",
+        Some(Value::String(_)) => "string",
+        Some(Value::Array(_)) => "array",
+        Some(Value::Object(_)) => "object",
+    }
+}
+
+/// `JSON.stringify(value, null, 2)`.
+pub fn pretty<T: Serialize + ?Sized>(value: &T) -> String {
+    serde_json::to_string_pretty(value).expect("our JSON shapes always serialize")
+}
+
+/// Compact JSON text, as `JSON.stringify(value)`.
+pub fn compact<T: Serialize + ?Sized>(value: &T) -> String {
+    serde_json::to_string(value).expect("our JSON shapes always serialize")
+}
 
 /// Parses JSON text, first replacing lone UTF-16 surrogate escapes (which serde_json refuses,
 /// and which JavaScript writes) with U+FFFD. Returns the value and how many were replaced.

@@ -13,12 +13,12 @@ use alloc::vec::Vec;
 use core::fmt;
 use serde_json::{Map, Value};
 
-use crate::graph::Graph;
-use crate::json::parse_lenient;
-use crate::record::{self, NewEntity, Triple};
-use crate::tools::output::{EntityJson, RelationJson, compact};
+use crate::graph::{self, Graph};
+use crate::json::{compact, parse_lenient, type_name};
+use crate::model;
 
-/// An entity line.
+/// An entity line. Owned, unlike [`model::Entity`]: the reader's strings come from a
+/// repaired copy of the line, which does not outlive it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EntityLine {
     /// The entity's name.
@@ -29,7 +29,7 @@ pub struct EntityLine {
     pub observations: Vec<String>,
 }
 
-/// A relation line.
+/// A relation line (owned, as [`EntityLine`] is).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RelationLine {
     /// Name where the relation starts.
@@ -71,10 +71,7 @@ fn string_field(obj: &Map<String, Value>, key: &str, line: usize) -> Result<Stri
         Some(Value::String(s)) => Ok(s.clone()),
         other => Err(ImportError {
             line,
-            reason: format!(
-                "`{key}` must be a string, found {}",
-                crate::validate::type_name(other)
-            ),
+            reason: format!("`{key}` must be a string, found {}", type_name(other)),
         }),
     }
 }
@@ -172,7 +169,7 @@ fn line_content(raw: &str, line: usize) -> Result<(Line, usize), ImportError> {
                                 line,
                                 reason: format!(
                                     "observations must be strings, found {}",
-                                    crate::validate::type_name(Some(other))
+                                    type_name(Some(other))
                                 ),
                             }),
                         })
@@ -183,7 +180,7 @@ fn line_content(raw: &str, line: usize) -> Result<(Line, usize), ImportError> {
                         line,
                         reason: format!(
                             "`observations` must be an array, found {}",
-                            crate::validate::type_name(Some(other))
+                            type_name(Some(other))
                         ),
                     });
                 }
@@ -293,16 +290,18 @@ pub fn read_accepted(bytes: &[u8]) -> Accepted {
 impl Parsed {
     /// Records that rebuild exactly this file's graph (duplicates included) when replayed.
     pub fn records(&self) -> Vec<Vec<u8>> {
-        let entities: Vec<NewEntity<'_>> = self.entities.iter().map(EntityLine::entity).collect();
-        let relations: Vec<Triple<'_>> = self.relations.iter().map(RelationLine::triple).collect();
-        record::creating(&entities, &relations)
+        let entities: Vec<model::Entity<'_>> =
+            self.entities.iter().map(EntityLine::entity).collect();
+        let relations: Vec<model::Relation<'_>> =
+            self.relations.iter().map(RelationLine::relation).collect();
+        graph::creating(&entities, &relations)
     }
 }
 
 impl EntityLine {
-    /// The entity as a record's new entity.
-    pub fn entity(&self) -> NewEntity<'_> {
-        NewEntity {
+    /// The entity, borrowed.
+    pub fn entity(&self) -> model::Entity<'_> {
+        model::Entity {
             name: &self.name,
             entity_type: &self.entity_type,
             observations: self.observations.iter().map(String::as_str).collect(),
@@ -311,9 +310,9 @@ impl EntityLine {
 }
 
 impl RelationLine {
-    /// The relation as a record triple.
-    pub fn triple(&self) -> Triple<'_> {
-        Triple {
+    /// The relation, borrowed.
+    pub fn relation(&self) -> model::Relation<'_> {
+        model::Relation {
             from: &self.from,
             to: &self.to,
             relation_type: &self.relation_type,
@@ -321,37 +320,23 @@ impl RelationLine {
     }
 }
 
+/// A line of the reference's file: the entity or relation with `"type"` first.
 #[derive(serde::Serialize)]
-struct EntityLineJson<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    #[serde(flatten)]
-    entity: EntityJson<'a>,
-}
-
-#[derive(serde::Serialize)]
-struct RelationLineJson<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    #[serde(flatten)]
-    relation: RelationJson<'a>,
+#[serde(tag = "type", rename_all = "lowercase")]
+enum LineJson<'a> {
+    Entity(model::Entity<'a>),
+    Relation(model::Relation<'a>),
 }
 
 /// The graph in the reference's exact file format: entity lines, then relation lines,
 /// joined by `\n` with no trailing newline (an empty graph is empty).
 pub fn export(graph: &Graph) -> Vec<u8> {
-    let entities = graph.entities().map(|(_, e)| {
-        compact(&EntityLineJson {
-            kind: "entity",
-            entity: EntityJson::of(graph, e),
-        })
-    });
-    let relations = graph.relations().map(|(_, r)| {
-        compact(&RelationLineJson {
-            kind: "relation",
-            relation: RelationJson::of(graph, r),
-        })
-    });
+    let entities = graph
+        .entities()
+        .map(|(_, e)| compact(&LineJson::Entity(graph.entity_text(e))));
+    let relations = graph
+        .relations()
+        .map(|(_, r)| compact(&LineJson::Relation(graph.relation_text(r))));
     let lines: Vec<String> = entities.chain(relations).collect();
     lines.join("\n").into_bytes()
 }

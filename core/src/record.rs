@@ -1,4 +1,5 @@
-//! Log records: one per successful mutating call, encoded with postcard.
+//! Log records: one per successful mutating call, encoded with postcard. This module knows
+//! bytes only; the graph's own snapshot as records is `graph::snapshot`.
 //!
 //! A record holds the *effect* of a call (what changed), not the request, so replay applies
 //! it without re-deciding anything. Records are the file format's payload, so they evolve
@@ -13,61 +14,17 @@ use alloc::vec::Vec;
 use core::fmt;
 use serde::{Deserialize, Serialize};
 
-use crate::graph::Graph;
-
-/// Entities or relations per record in a [`snapshot`] (bounds a record's size).
-pub const SNAPSHOT_CHUNK: usize = 1000;
-
-/// Records that build `graph` from nothing: its entities, then its relations, in order,
-/// [`SNAPSHOT_CHUNK`] per record.
-pub fn snapshot(graph: &Graph) -> Vec<Vec<u8>> {
-    creating(&entities_of(graph), &relations_of(graph))
-}
-
-/// The graph's entities, in order, as record entities.
-pub fn entities_of(graph: &Graph) -> Vec<NewEntity<'_>> {
-    graph
-        .entities()
-        .map(|(_, e)| NewEntity {
-            name: graph.text(e.name),
-            entity_type: graph.text(e.entity_type),
-            observations: e.observations.iter().map(|&o| graph.text(o)).collect(),
-        })
-        .collect()
-}
-
-/// The graph's relations, in order, as record triples.
-pub fn relations_of(graph: &Graph) -> Vec<Triple<'_>> {
-    graph
-        .relations()
-        .map(|(_, r)| Triple {
-            from: graph.text(r.from),
-            to: graph.text(r.to),
-            relation_type: graph.text(r.relation_type),
-        })
-        .collect()
-}
-
-/// Records that create these entities, then these relations, [`SNAPSHOT_CHUNK`] per record.
-pub fn creating(entities: &[NewEntity<'_>], relations: &[Triple<'_>]) -> Vec<Vec<u8>> {
-    let entities = entities
-        .chunks(SNAPSHOT_CHUNK)
-        .map(|chunk| Record::CreateEntities(chunk.to_vec()).encode());
-    let relations = relations
-        .chunks(SNAPSHOT_CHUNK)
-        .map(|chunk| Record::CreateRelations(chunk.to_vec()).encode());
-    entities.chain(relations).collect()
-}
+use crate::model::{Entity, Observations, Relation};
 
 /// One change to the graph, as stored in the log.
 #[derive(Serialize, Deserialize, Debug, PartialEq, Eq, Clone)]
 pub enum Record<'a> {
     /// Append these entities, in order.
     #[serde(borrow)]
-    CreateEntities(Vec<NewEntity<'a>>),
+    CreateEntities(Vec<Entity<'a>>),
     /// Append these relations, in order.
     #[serde(borrow)]
-    CreateRelations(Vec<Triple<'a>>),
+    CreateRelations(Vec<Relation<'a>>),
     /// Append observations to the oldest entity with each name.
     #[serde(borrow)]
     AddObservations(Vec<Observations<'a>>),
@@ -79,7 +36,7 @@ pub enum Record<'a> {
     DeleteObservations(Vec<Observations<'a>>),
     /// Remove every relation equal to one of these triples.
     #[serde(borrow)]
-    DeleteRelations(Vec<Triple<'a>>),
+    DeleteRelations(Vec<Relation<'a>>),
     /// These records, applied in order as one change: a record is stored whole or not at
     /// all, so replay applies all of them or none (a merge, an upsert of many). A batch
     /// holds no batch: the reader refuses one, so decoding never recurses deeper than one
@@ -94,9 +51,9 @@ pub enum Record<'a> {
 #[derive(Deserialize)]
 enum Inner<'a> {
     #[serde(borrow)]
-    CreateEntities(Vec<NewEntity<'a>>),
+    CreateEntities(Vec<Entity<'a>>),
     #[serde(borrow)]
-    CreateRelations(Vec<Triple<'a>>),
+    CreateRelations(Vec<Relation<'a>>),
     #[serde(borrow)]
     AddObservations(Vec<Observations<'a>>),
     #[serde(borrow)]
@@ -104,7 +61,7 @@ enum Inner<'a> {
     #[serde(borrow)]
     DeleteObservations(Vec<Observations<'a>>),
     #[serde(borrow)]
-    DeleteRelations(Vec<Triple<'a>>),
+    DeleteRelations(Vec<Relation<'a>>),
 }
 
 /// Reads a batch's records (see [`Record::Batch`]).
@@ -121,39 +78,6 @@ fn batch<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Record<'de>>, D::
             Inner::DeleteRelations(v) => Record::DeleteRelations(v),
         })
         .collect())
-}
-
-/// An entity as created.
-#[derive(Serialize, Deserialize, Debug, PartialEq, Eq, Clone)]
-pub struct NewEntity<'a> {
-    /// The entity's name.
-    pub name: &'a str,
-    /// The entity's type.
-    pub entity_type: &'a str,
-    /// Its observations, in order.
-    #[serde(borrow)]
-    pub observations: Vec<&'a str>,
-}
-
-/// A relation's identity: from, to and type.
-#[derive(Serialize, Deserialize, Debug, PartialEq, Eq, Clone, Copy)]
-pub struct Triple<'a> {
-    /// Name where the relation starts.
-    pub from: &'a str,
-    /// Name where the relation ends.
-    pub to: &'a str,
-    /// The relation's type.
-    pub relation_type: &'a str,
-}
-
-/// Observations of one entity, named.
-#[derive(Serialize, Deserialize, Debug, PartialEq, Eq, Clone)]
-pub struct Observations<'a> {
-    /// The entity's name.
-    pub entity: &'a str,
-    /// The observation texts.
-    #[serde(borrow)]
-    pub contents: Vec<&'a str>,
 }
 
 /// A record payload that is not a record this version knows.
@@ -195,7 +119,7 @@ mod tests {
 
     #[test]
     fn round_trips_every_variant() {
-        let t = Triple {
+        let t = Relation {
             from: "a",
             to: "b",
             relation_type: "knows",
@@ -204,8 +128,8 @@ mod tests {
             entity: "a",
             contents: vec!["x", "ü"],
         };
-        for r in [
-            Record::CreateEntities(vec![NewEntity {
+        let simple = [
+            Record::CreateEntities(vec![Entity {
                 name: "a",
                 entity_type: "t",
                 observations: vec!["o"],
@@ -215,27 +139,42 @@ mod tests {
             Record::DeleteEntities(vec!["a"]),
             Record::DeleteObservations(vec![o]),
             Record::DeleteRelations(vec![t]),
-        ] {
+        ];
+        let batch = Record::Batch(simple.to_vec());
+        for r in simple.into_iter().chain([batch]) {
             assert_eq!(Record::decode(&r.encode()), Ok(r));
         }
     }
 
     #[test]
+    fn a_batch_inside_a_batch_is_refused_when_read() {
+        let nested = Record::Batch(vec![Record::Batch(vec![Record::DeleteEntities(vec!["a"])])]);
+        assert_eq!(
+            Record::decode(&nested.encode()),
+            Err(DecodeError("Serde Deserialization Error".into()))
+        );
+    }
+
+    #[test]
     fn unknown_variant_is_a_decode_error_not_a_guess() {
-        assert!(Record::decode(&[200, 1, 0]).is_err());
+        let err = Record::decode(&[200, 1, 0]).unwrap_err();
+        assert!(err.to_string().contains("newer mcp-memory"), "{err}");
     }
 
     #[test]
     fn trailing_bytes_are_rejected() {
         let mut bytes = Record::DeleteEntities(vec!["a"]).encode();
         bytes.push(0);
-        assert!(Record::decode(&bytes).is_err());
+        assert_eq!(
+            Record::decode(&bytes),
+            Err(DecodeError("1 trailing bytes".into()))
+        );
     }
 
     /// The byte layout is the file format: this pins it.
     #[test]
     fn encoding_is_frozen() {
-        let r = Record::CreateRelations(vec![Triple {
+        let r = Record::CreateRelations(vec![Relation {
             from: "a",
             to: "b",
             relation_type: "r",

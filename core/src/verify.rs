@@ -467,7 +467,7 @@ fn verify_log(bytes: &[u8]) -> LogReport {
         match Record::decode(payload) {
             Ok(record) => {
                 records.count(&record);
-                graph.apply(&record);
+                graph.apply(&record, &mut ());
                 offset += frame::FRAME_HEADER_LEN + payload.len();
             }
             Err(error) => {
@@ -496,7 +496,7 @@ fn verify_jsonl(bytes: &[u8]) -> JsonlReport {
     for payload in accepted.parsed.records() {
         // Records built here always decode.
         if let Ok(record) = Record::decode(&payload) {
-            graph.apply(&record);
+            graph.apply(&record, &mut ());
         }
     }
     JsonlReport {

@@ -8,7 +8,7 @@ mod common;
 use common::model::Model;
 use common::ops::{self, Op};
 use common::*;
-use mcp_memory_core::{Memory, frame};
+use mcp_memory_core::{Server, frame};
 use proptest::prelude::*;
 
 /// What a memory shows: its graph and its file export.
@@ -18,17 +18,17 @@ struct State {
     jsonl: String,
 }
 
-fn state(memory: &mut Memory<CrashLog>) -> State {
+fn state(memory: &mut Server<CrashLog>) -> State {
     State {
         graph: graph(memory),
-        jsonl: String::from_utf8(memory.export_jsonl().unwrap()).unwrap(),
+        jsonl: String::from_utf8(memory.memory_mut().export_jsonl().unwrap()).unwrap(),
     }
 }
 
 /// A run of mutations over one log, with the state (and model) after each record.
 struct Session {
     log: CrashLog,
-    memory: Memory<CrashLog>,
+    memory: Server<CrashLog>,
     /// `snapshots[n]`: the state after the first `n` records of the log.
     snapshots: Vec<(State, Model)>,
 }

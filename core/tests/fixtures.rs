@@ -8,8 +8,9 @@ use std::path::PathBuf;
 
 use common::*;
 use mcp_memory_core::frame;
-use mcp_memory_core::record::{NewEntity, Observations, Record, Triple};
-use mcp_memory_core::{Contents, Memory};
+use mcp_memory_core::model::{Entity, Observations, Relation};
+use mcp_memory_core::record::Record;
+use mcp_memory_core::{Contents, Server};
 use serde_json::Value;
 
 fn fixture(name: &str) -> PathBuf {
@@ -40,8 +41,8 @@ fn variant(record: &Record<'_>) -> usize {
 }
 const VARIANTS: usize = 7;
 
-fn triple<'a>(from: &'a str, to: &'a str, relation_type: &'a str) -> Triple<'a> {
-    Triple {
+fn triple<'a>(from: &'a str, to: &'a str, relation_type: &'a str) -> Relation<'a> {
+    Relation {
         from,
         to,
         relation_type,
@@ -52,27 +53,27 @@ fn triple<'a>(from: &'a str, to: &'a str, relation_type: &'a str) -> Triple<'a> 
 fn every_record() -> Vec<Record<'static>> {
     vec![
         Record::CreateEntities(vec![
-            NewEntity {
+            Entity {
                 name: "Alice",
                 entity_type: "person",
                 observations: vec!["likes tea", "ΟΔΟΣ 😀"],
             },
-            NewEntity {
+            Entity {
                 name: "",
                 entity_type: "",
                 observations: vec![""],
             },
-            NewEntity {
+            Entity {
                 name: "Bob",
                 entity_type: "person",
                 observations: vec![],
             },
-            NewEntity {
+            Entity {
                 name: "İstanbul",
                 entity_type: "city",
                 observations: vec!["x", "x"],
             },
-            NewEntity {
+            Entity {
                 name: "Temp",
                 entity_type: "t",
                 observations: vec!["gone"],
@@ -115,12 +116,12 @@ fn every_record() -> Vec<Record<'static>> {
 fn batch_records() -> Vec<Record<'static>> {
     vec![
         Record::CreateEntities(vec![
-            NewEntity {
+            Entity {
                 name: "Alice",
                 entity_type: "person",
                 observations: vec!["likes tea"],
             },
-            NewEntity {
+            Entity {
                 name: "alice",
                 entity_type: "person",
                 observations: vec!["likes tea", "plays chess"],
@@ -151,7 +152,7 @@ fn write_fixture(log: &str, expected: &str, records: &[Record<'_>]) {
     );
     let payloads: Vec<Vec<u8>> = records.iter().map(Record::encode).collect();
     let bytes = frame::encode_log(payloads.iter().map(Vec::as_slice));
-    let mut memory = open(MemLog::starting_with(Contents::Records(payloads)));
+    let mut memory = open(MemLog::holding(Contents::Records(payloads)));
     let graph = serde_json::to_string_pretty(&graph(&mut memory)).unwrap() + "\n";
     std::fs::create_dir_all(log_path.parent().unwrap()).unwrap();
     std::fs::write(&log_path, bytes).unwrap();
@@ -185,7 +186,7 @@ fn v1_batch_log_replays_to_expected_graph_and_reencodes_identically() {
         assert_eq!(decoded.encode(), *payload);
     }
     let records = scan.records.iter().map(|r| r.to_vec()).collect();
-    let mut memory = open(MemLog::starting_with(Contents::Records(records)));
+    let mut memory = open(MemLog::holding(Contents::Records(records)));
     let text = std::fs::read_to_string(fixture(BATCH_EXPECTED)).unwrap();
     let expected: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(graph(&mut memory), expected);
@@ -223,13 +224,13 @@ fn v1_log_replays_to_expected_graph() {
     let bytes = read_fixture();
     let scan = frame::scan(&bytes).unwrap();
     let records = scan.records.iter().map(|r| r.to_vec()).collect();
-    let log = MemLog::starting_with(Contents::Records(records));
-    let (mut memory, warnings) = Memory::open(log).expect("a v1 log opens");
+    let log = MemLog::holding(Contents::Records(records));
+    let (mut memory, warnings) = Server::open(log).expect("a v1 log opens");
     assert!(warnings.is_empty(), "{warnings:?}");
     let expected = expected_graph();
     assert_eq!(graph(&mut memory), expected);
     assert_eq!(
-        String::from_utf8(memory.export_jsonl().unwrap()).unwrap(),
+        String::from_utf8(memory.memory_mut().export_jsonl().unwrap()).unwrap(),
         String::from_utf8(reference_jsonl(&expected)).unwrap()
     );
 }
@@ -274,8 +275,8 @@ fn v1_log_cut_anywhere_is_a_torn_tail_not_corruption() {
 fn record_from_a_newer_version_is_refused_with_its_index() {
     let known = Record::DeleteEntities(vec!["A"]).encode();
     let newer = vec![200u8, 1, 0];
-    let log = MemLog::starting_with(Contents::Records(vec![known, newer]));
-    match Memory::open(log) {
+    let log = MemLog::holding(Contents::Records(vec![known, newer]));
+    match Server::open(log) {
         Err(mcp_memory_core::OpenError::Record { index, .. }) => assert_eq!(index, 1),
         Err(other) => panic!("wrong error: {other}"),
         Ok(_) => panic!("a log with an unknown record opened"),

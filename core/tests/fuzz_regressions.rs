@@ -53,10 +53,11 @@ fn nested_batches(depth: usize) -> Vec<u8> {
 /// inside a batch.
 #[test]
 fn nested_batches_are_refused_not_recursed() {
-    use mcp_memory_core::record::{Record, Triple};
-    use mcp_memory_core::{Contents, Memory, OpenError, frame};
+    use mcp_memory_core::model::Relation;
+    use mcp_memory_core::record::Record;
+    use mcp_memory_core::{Contents, OpenError, Server, frame};
 
-    let t = Triple {
+    let t = Relation {
         from: "a",
         to: "b",
         relation_type: "r",
@@ -74,15 +75,15 @@ fn nested_batches_are_refused_not_recursed() {
     for depth in [2, 100_000] {
         let payload = nested_batches(depth);
         assert!(Record::decode(&payload).is_err(), "depth {depth}");
-        let log = MemLog::starting_with(Contents::Records(vec![payload.clone()]));
-        match Memory::open(log) {
+        let log = MemLog::holding(Contents::Records(vec![payload.clone()]));
+        match Server::open(log) {
             Err(OpenError::Record { index: 0, .. }) => {}
             Err(e) => panic!("depth {depth}: {e}"),
             Ok(_) => panic!("depth {depth}: opened"),
         }
         let mut memory = open(MemLog::new());
         let file = frame::encode_log([payload.as_slice()]);
-        assert!(memory.import(&file).is_err(), "depth {depth}");
-        assert!(memory.export_jsonl().unwrap().is_empty());
+        assert!(memory.memory_mut().import(&file).is_err(), "depth {depth}");
+        assert!(memory.memory_mut().export_jsonl().unwrap().is_empty());
     }
 }

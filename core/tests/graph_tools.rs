@@ -6,26 +6,26 @@ mod common;
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use common::*;
-use mcp_memory_core::Memory;
+use mcp_memory_core::Server;
 use serde_json::{Value, json};
 
 const GRAPH_JSON: &str = include_str!("../src/tools/extended/graph.json");
 
-fn fresh() -> (Memory<MemLog>, MemLog) {
+fn fresh() -> (Server<MemLog>, MemLog) {
     let log = MemLog::new();
     (open(log.clone()), log)
 }
 
 /// A memory converted from a reference JSONL file made of these lines.
-fn from_jsonl(lines: &[String]) -> Memory<MemLog> {
+fn from_jsonl(lines: &[String]) -> Server<MemLog> {
     open(MemLog::foreign(lines.join("\n").as_bytes()))
 }
 
-fn create(memory: &mut Memory<MemLog>, entities: &[Value]) {
+fn create(memory: &mut Server<MemLog>, entities: &[Value]) {
     call_ok(memory, "create_entities", json!({ "entities": entities }));
 }
 
-fn relate(memory: &mut Memory<MemLog>, relations: &[Value]) {
+fn relate(memory: &mut Server<MemLog>, relations: &[Value]) {
     call_ok(
         memory,
         "create_relations",
@@ -34,7 +34,7 @@ fn relate(memory: &mut Memory<MemLog>, relations: &[Value]) {
 }
 
 /// Calls a tool that must succeed; checks that its text is its structuredContent as JSON.
-fn ok(memory: &mut Memory<MemLog>, tool: &str, args: Value) -> Value {
+fn ok(memory: &mut Server<MemLog>, tool: &str, args: Value) -> Value {
     let result = call(memory, tool, args.clone());
     let structured = call_ok(memory, tool, args);
     let from_text: Value = serde_json::from_str(text(&result)).expect("the text is JSON");
@@ -52,7 +52,7 @@ fn ok(memory: &mut Memory<MemLog>, tool: &str, args: Value) -> Value {
 /// The sample graph most tests use. Relations, in creation order:
 /// r0 Alice works_at Acme, r1 Bob works_at Acme, r2 Alice knows Bob, r3 Carol knows Alice,
 /// r4 Alice mentors Ghost (Ghost is no entity: a dangling endpoint).
-fn sample() -> Memory<MemLog> {
+fn sample() -> Server<MemLog> {
     let (mut m, _) = fresh();
     create(
         &mut m,
@@ -93,7 +93,7 @@ fn carol() -> Value {
 }
 
 /// A ring a0 -> a1 -> ... -> a{n-1} -> a0 of "next" relations.
-fn ring(n: usize) -> Memory<MemLog> {
+fn ring(n: usize) -> Server<MemLog> {
     let (mut m, _) = fresh();
     let names: Vec<String> = (0..n).map(|i| format!("a{i}")).collect();
     let entities: Vec<Value> = names.iter().map(|n| entity(n, "node", &[])).collect();
@@ -106,7 +106,7 @@ fn ring(n: usize) -> Memory<MemLog> {
 }
 
 /// A chain c0 -> c1 -> ... -> c{n-1}.
-fn chain(n: usize) -> Memory<MemLog> {
+fn chain(n: usize) -> Server<MemLog> {
     let (mut m, _) = fresh();
     let entities: Vec<Value> = (0..n)
         .map(|i| entity(&format!("c{i}"), "node", &[]))
@@ -545,7 +545,7 @@ fn find_path_reports_not_found_when_unreachable_or_longer_than_max_depth() {
 #[test]
 fn find_path_defaults_to_a_depth_of_6() {
     let mut m = chain(8);
-    let found = |m: &mut Memory<MemLog>, to: &str| {
+    let found = |m: &mut Server<MemLog>, to: &str| {
         ok(m, "find_path", json!({"from": "c0", "to": to}))["found"].clone()
     };
     assert_eq!(found(&mut m, "c6"), json!(true));
@@ -555,7 +555,7 @@ fn find_path_defaults_to_a_depth_of_6() {
 #[test]
 fn find_path_rejects_a_max_depth_out_of_bounds_and_unknown_names() {
     let mut m = sample();
-    let err = |m: &mut Memory<MemLog>, args: Value| call_err(m, "find_path", args);
+    let err = |m: &mut Server<MemLog>, args: Value| call_err(m, "find_path", args);
     assert_eq!(
         err(
             &mut m,
@@ -597,7 +597,7 @@ fn find_path_rejects_a_max_depth_out_of_bounds_and_unknown_names() {
 // ---------------------------------------------------------------------------------------------
 
 /// s -x-> a -x-> t, s -direct-> t, t -back-> s, s -y-> b -y-> t.
-fn diamond() -> Memory<MemLog> {
+fn diamond() -> Server<MemLog> {
     let (mut m, _) = fresh();
     let entities: Vec<Value> = ["s", "a", "b", "t"]
         .iter()
@@ -710,7 +710,7 @@ fn find_all_paths_with_nothing_within_reach_is_empty() {
 #[test]
 fn find_all_paths_rejects_caps_beyond_its_limits() {
     let mut m = diamond();
-    let err = |m: &mut Memory<MemLog>, extra: Value| {
+    let err = |m: &mut Server<MemLog>, extra: Value| {
         let mut args = json!({"from": "s", "to": "t"});
         for (k, v) in extra.as_object().unwrap() {
             args[k] = v.clone();
@@ -769,11 +769,11 @@ fn find_all_paths_on_a_dense_graph_stops_within_its_budget() {
 // ---------------------------------------------------------------------------------------------
 
 /// A relation as (from, to, relationType).
-type Triple = (String, String, String);
+type Relation = (String, String, String);
 
 /// A random graph: some names are entities, some only relation endpoints; self-relations and
 /// relations both ways occur. Returns the memory, every name used and the relations.
-fn random_graph(seed: u64) -> (Memory<MemLog>, Vec<String>, Vec<Triple>) {
+fn random_graph(seed: u64) -> (Server<MemLog>, Vec<String>, Vec<Relation>) {
     let mut rng = CrashRng::new(seed);
     let (mut m, _) = fresh();
     let n = 6 + rng.up_to(10);
@@ -800,7 +800,7 @@ fn random_graph(seed: u64) -> (Memory<MemLog>, Vec<String>, Vec<Triple>) {
 }
 
 /// Each name's steps (relation index, other end), self-relations left out, in creation order.
-fn adjacency(triples: &[Triple]) -> HashMap<&str, Vec<(usize, &str)>> {
+fn adjacency(triples: &[Relation]) -> HashMap<&str, Vec<(usize, &str)>> {
     let mut adj: HashMap<&str, Vec<(usize, &str)>> = HashMap::new();
     for (i, (f, t, _)) in triples.iter().enumerate() {
         if f != t {
@@ -1224,7 +1224,7 @@ fn get_neighbors_starts_from_a_dangling_name_and_survives_cycles() {
 #[test]
 fn get_neighbors_rejects_bad_depth_direction_and_unknown_names() {
     let mut m = sample();
-    let err = |m: &mut Memory<MemLog>, args: Value| call_err(m, "get_neighbors", args);
+    let err = |m: &mut Server<MemLog>, args: Value| call_err(m, "get_neighbors", args);
     assert_eq!(
         err(&mut m, json!({"name": "Alice", "depth": 17})),
         "depth must be at most 16"
@@ -1247,7 +1247,7 @@ fn get_neighbors_rejects_bad_depth_direction_and_unknown_names() {
 // Duplicate names (imported reference files)
 // ---------------------------------------------------------------------------------------------
 
-fn duplicates() -> Memory<MemLog> {
+fn duplicates() -> Server<MemLog> {
     from_jsonl(&[
         entity_line("A", "first", &["1"]),
         entity_line("A", "second", &["2"]),
@@ -1317,7 +1317,7 @@ fn duplicate_names_count_as_entities_but_draw_as_one_node() {
 // ---------------------------------------------------------------------------------------------
 
 /// export_graph's output text, checking the format is echoed.
-fn export(memory: &mut Memory<MemLog>, args: Value) -> String {
+fn export(memory: &mut Server<MemLog>, args: Value) -> String {
     let got = ok(memory, "export_graph", args.clone());
     assert_eq!(got["format"], args["format"]);
     got["output"].as_str().expect("output").to_string()
@@ -1438,7 +1438,7 @@ const HOSTILE: [&str; 26] = [
 
 /// A memory whose entities, types and relation types are the hostile names: entity i is
 /// related to entity i + 1 by a relation typed with name i, and to a dangling hostile name.
-fn hostile() -> Memory<MemLog> {
+fn hostile() -> Server<MemLog> {
     let (mut m, _) = fresh();
     let entities: Vec<Value> = HOSTILE.iter().map(|n| entity(n, n, &[n])).collect();
     create(&mut m, &entities);
@@ -1620,7 +1620,7 @@ fn dot_shown(s: &str) -> String {
 
 /// Parses export_graph's DOT output: node statements (id, entityType) and edges (from, to,
 /// label), as shown.
-fn parse_dot(text: &str) -> (Vec<(String, String)>, Vec<Triple>) {
+fn parse_dot(text: &str) -> (Vec<(String, String)>, Vec<Relation>) {
     let tokens = dot_tokens(text);
     let word = |w: &str| Dot::Word(w.into());
     assert_eq!(
@@ -1666,7 +1666,7 @@ fn export_graph_as_dot_escapes_hostile_names_so_the_output_parses() {
         .collect();
     assert_eq!(nodes, want);
     let n = HOSTILE.len();
-    let mut want_edges: Vec<Triple> = (0..n)
+    let mut want_edges: Vec<Relation> = (0..n)
         .map(|i| {
             (
                 HOSTILE[i].to_string(),
@@ -1889,185 +1889,4 @@ fn graph_tools_append_nothing_to_the_log() {
         call(&mut m, name, args);
     }
     assert_eq!(log.appends(), appends);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Timings (not a test of speed: run with --release -- --ignored --nocapture)
-// ---------------------------------------------------------------------------------------------
-
-fn tool_line(tool: &str, args: Value) -> String {
-    json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-           "params": {"name": tool, "arguments": args}})
-    .to_string()
-}
-
-fn median(mut times: Vec<std::time::Duration>) -> (std::time::Duration, std::time::Duration) {
-    times.sort();
-    (times[times.len() / 2], times[times.len() * 95 / 100])
-}
-
-#[test]
-#[ignore = "timings: cargo test --release --test graph_tools -- --ignored --nocapture"]
-fn timings_on_40k_entities_and_120k_relations() {
-    // core_ops' layout (entity k -> entity 7k + 13, three types: a permutation, so paths run
-    // along long cycles) and a random one (targets scattered, about 6 hops between names).
-    timings("core_ops layout", |k, n| (k % n, (k * 7 + 13) % n));
-    timings("random layout", |k, n| {
-        let mut rng = CrashRng::new(k as u64);
-        (k % n, rng.up_to(n - 1))
-    });
-}
-
-fn timings(layout: &str, ends: impl Fn(usize, usize) -> (usize, usize)) {
-    use mcp_memory_core::tools::graph_tools;
-    use std::hint::black_box;
-    use std::time::Instant;
-    let (entities, relations) = (40_000usize, 120_000usize);
-    let (mut m, _) = fresh();
-    for start in (0..entities).step_by(1000) {
-        let batch: Vec<Value> = (start..start + 1000)
-            .map(|i| {
-                json!({"name": format!("entity-{i}"), "entityType": format!("type{}", i % 17),
-                       "observations": [format!("observation one of {i}"),
-                                        format!("lives in city {}", i % 101),
-                                        format!("note {i}")]})
-            })
-            .collect();
-        m.handle(&tool_line("create_entities", json!({ "entities": batch })));
-    }
-    for start in (0..relations).step_by(1000) {
-        let batch: Vec<Value> = (start..start + 1000)
-            .map(|k| {
-                let (from, to) = ends(k, entities);
-                relation(
-                    &format!("entity-{from}"),
-                    &format!("entity-{to}"),
-                    &format!("rel{}", k / entities),
-                )
-            })
-            .collect();
-        m.handle(&tool_line(
-            "create_relations",
-            json!({ "relations": batch }),
-        ));
-    }
-    let stats = ok(&mut m, "graph_stats", json!({}));
-    println!("\n{layout}: {stats}");
-    let name = |i: usize| format!("entity-{}", (i * 7919) % entities);
-    let report = |label: &str, n: usize, op: &mut dyn FnMut(usize)| {
-        let times = (0..n)
-            .map(|i| {
-                let t = Instant::now();
-                op(i);
-                t.elapsed()
-            })
-            .collect();
-        let (med, p95) = median(times);
-        println!("{label:<44} median {med:>10.2?}  p95 {p95:>10.2?}");
-    };
-    let names: Vec<String> = (0..20_000).map(name).collect();
-    let args: Vec<Value> = names.iter().map(|n| json!({ "name": n })).collect();
-    report("nothing (timer overhead)", 20_000, &mut |i| {
-        black_box(i);
-    });
-    let t = Instant::now();
-    for n in &names {
-        black_box(m.graph().first_named(black_box(n)));
-    }
-    println!(
-        "{:<44} mean   {:>10.2?}",
-        "first_named (20,000 in one timing)",
-        t.elapsed() / 20_000
-    );
-    report("first_named (the lookup)", 20_000, &mut |i| {
-        black_box(m.graph().first_named(black_box(&names[i])));
-    });
-    report(
-        "get_entity (graph_tools::call, args built)",
-        20_000,
-        &mut |i| {
-            black_box(graph_tools::call(m.graph(), "get_entity", &args[i]));
-        },
-    );
-    report("get_entity (Memory::handle)", 20_000, &mut |i| {
-        black_box(m.handle(&tool_line("get_entity", json!({ "name": name(i) }))));
-    });
-    let mut lengths = [0usize; 18];
-    report(
-        "find_path maxDepth 16 (graph_tools::call)",
-        2_000,
-        &mut |i| {
-            let args = json!({"from": name(i), "to": name(i * 31 + 17), "maxDepth": 16});
-            let out = graph_tools::call(m.graph(), "find_path", &args)
-                .unwrap()
-                .unwrap();
-            let v: Value = serde_json::from_str(&out).unwrap();
-            let found = &v["structuredContent"];
-            let len = found["relations"].as_array().unwrap().len();
-            lengths[if found["found"] == json!(true) {
-                len
-            } else {
-                17
-            }] += 1;
-        },
-    );
-    println!("  path lengths (index 17: none within 16): {lengths:?}");
-    report("find_path default (Memory::handle)", 2_000, &mut |i| {
-        let args = json!({"from": name(i), "to": name(i * 31 + 17)});
-        black_box(m.handle(&tool_line("find_path", args)));
-    });
-    report(
-        "get_neighbors depth 2 (graph_tools::call)",
-        2_000,
-        &mut |i| {
-            let args = json!({"name": name(i), "depth": 2});
-            black_box(graph_tools::call(m.graph(), "get_neighbors", &args));
-        },
-    );
-    report("get_neighbors depth 2 (Memory::handle)", 2_000, &mut |i| {
-        black_box(m.handle(&tool_line(
-            "get_neighbors",
-            json!({"name": name(i), "depth": 2}),
-        )));
-    });
-    report("describe_entity (Memory::handle)", 2_000, &mut |i| {
-        black_box(m.handle(&tool_line("describe_entity", json!({ "name": name(i) }))));
-    });
-    report("find_all_paths default (Memory::handle)", 200, &mut |i| {
-        let args = json!({"from": name(i), "to": name(i * 31 + 17)});
-        black_box(m.handle(&tool_line("find_all_paths", args)));
-    });
-    report("find_all_paths depth 10 (Memory::handle)", 20, &mut |i| {
-        let args = json!({"from": name(i), "to": name(i * 31 + 17), "maxDepth": 10});
-        black_box(m.handle(&tool_line("find_all_paths", args)));
-    });
-    report("extract_subgraph depth 2 (Memory::handle)", 500, &mut |i| {
-        let args = json!({"names": [name(i)], "depth": 2});
-        black_box(m.handle(&tool_line("extract_subgraph", args)));
-    });
-    report("graph_stats (Memory::handle)", 50, &mut |_| {
-        black_box(m.handle(&tool_line("graph_stats", json!({}))));
-    });
-    report("list_relation_types (Memory::handle)", 50, &mut |_| {
-        black_box(m.handle(&tool_line("list_relation_types", json!({}))));
-    });
-    report(
-        "search_relations by from (Memory::handle)",
-        2_000,
-        &mut |i| {
-            black_box(m.handle(&tool_line("search_relations", json!({ "from": name(i) }))));
-        },
-    );
-    report("search_relations by type (Memory::handle)", 20, &mut |_| {
-        black_box(m.handle(&tool_line(
-            "search_relations",
-            json!({ "relationType": "rel1" }),
-        )));
-    });
-    report("export_graph mermaid (Memory::handle)", 5, &mut |_| {
-        black_box(m.handle(&tool_line("export_graph", json!({"format": "mermaid"}))));
-    });
-    report("export_graph dot (Memory::handle)", 5, &mut |_| {
-        black_box(m.handle(&tool_line("export_graph", json!({"format": "dot"}))));
-    });
 }

@@ -4,13 +4,13 @@
 mod common;
 
 use common::*;
-use mcp_memory_core::Memory;
+use mcp_memory_core::Server;
 use mcp_memory_core::tools::limits::{
     MAX_ITEMS, MAX_MESSAGE_BYTES, MAX_NAME_BYTES, MAX_OBSERVATION_BYTES,
 };
 use serde_json::{Value, json};
 
-fn fresh() -> (Memory<MemLog>, MemLog) {
+fn fresh() -> (Server<MemLog>, MemLog) {
     let log = MemLog::new();
     (open(log.clone()), log)
 }

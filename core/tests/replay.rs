@@ -6,19 +6,19 @@ mod common;
 use common::model::{Ent, Model, Rel};
 use common::ops::{self, NAMES, OBSERVATIONS, Op, TYPES};
 use common::*;
-use mcp_memory_core::{Contents, Log, Memory};
+use mcp_memory_core::{Contents, Log, Server};
 use proptest::prelude::*;
 use serde_json::json;
 
 /// Asserts that a memory reopened from `log`'s records answers like `live`, and that both
 /// export the reference's file bytes for the model's graph.
-fn assert_replay_matches<L: Log>(live: &mut Memory<L>, log: &MemLog, model: &Model) {
+fn assert_replay_matches<L: Log>(live: &mut Server<L>, log: &MemLog, model: &Model) {
     let live_graph = graph(live);
-    let live_jsonl = live.export_jsonl().unwrap();
+    let live_jsonl = live.memory_mut().export_jsonl().unwrap();
     let mut replayed = open(log.reopened());
     assert_eq!(graph(&mut replayed), live_graph, "read_graph after replay");
     assert_eq!(
-        String::from_utf8(replayed.export_jsonl().unwrap()).unwrap(),
+        String::from_utf8(replayed.memory_mut().export_jsonl().unwrap()).unwrap(),
         String::from_utf8(live_jsonl.clone()).unwrap(),
         "export_jsonl after replay"
     );
@@ -39,7 +39,7 @@ fn assert_replay_matches<L: Log>(live: &mut Memory<L>, log: &MemLog, model: &Mod
 
 /// Applies ops, checking every reply against the model and that the log grows by one
 /// record exactly for the calls that changed the graph, each synced before the reply.
-fn run(memory: &mut Memory<MemLog>, log: &MemLog, model: &mut Model, ops: &[Op]) {
+fn run(memory: &mut Server<MemLog>, log: &MemLog, model: &mut Model, ops: &[Op]) {
     for op in ops {
         let (records, syncs) = (log.len(), log.syncs());
         let changed = ops::apply(memory, model, op);
@@ -119,7 +119,7 @@ proptest! {
         prop_assert_eq!(graph(&mut memory), model.read_graph());
         // The reference would write the canonical form of the same graph.
         prop_assert_eq!(
-            String::from_utf8(memory.export_jsonl().unwrap()).unwrap(),
+            String::from_utf8(memory.memory_mut().export_jsonl().unwrap()).unwrap(),
             String::from_utf8(reference_jsonl(&model.read_graph())).unwrap()
         );
         // The converted records replay to the same graph.
@@ -308,9 +308,9 @@ fn replay_applies_each_record_once() {
         json!({"observations": [{"entityName": "A", "contents": ["2", "2"]}]}),
     );
     assert_eq!(log.len(), 2);
-    let mut replayed = open(MemLog::starting_with(Contents::Records(log.records())));
+    let mut replayed = open(MemLog::holding(Contents::Records(log.records())));
     assert_eq!(
-        replayed.export_jsonl().unwrap(),
+        replayed.memory_mut().export_jsonl().unwrap(),
         entity_line("A", "t", &["1", "2", "2"]).into_bytes()
     );
 }

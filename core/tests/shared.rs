@@ -9,7 +9,8 @@ use std::rc::Rc;
 use common::model::Model;
 use common::ops;
 use common::*;
-use mcp_memory_core::record::{NewEntity, Record};
+use mcp_memory_core::model::Entity;
+use mcp_memory_core::record::Record;
 use mcp_memory_core::{Changes, Contents, Log, LogError};
 use proptest::prelude::*;
 use serde_json::json;
@@ -97,7 +98,7 @@ proptest! {
 }
 
 fn create_record(name: &str) -> Vec<u8> {
-    Record::CreateEntities(vec![NewEntity {
+    Record::CreateEntities(vec![Entity {
         name,
         entity_type: "t",
         observations: vec![],

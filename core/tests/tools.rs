@@ -5,28 +5,30 @@ mod common;
 
 use common::*;
 use mcp_memory_core::frame;
-use mcp_memory_core::record::{NewEntity, Observations, Record};
-use mcp_memory_core::{Contents, Memory};
+use mcp_memory_core::memory::LogOp;
+use mcp_memory_core::model::{Entity, Observations};
+use mcp_memory_core::record::Record;
+use mcp_memory_core::{Contents, Error, Server};
 use serde_json::{Value, json};
 
 const GRAPH_URI: &str = "memory://knowledge-graph";
 
-fn fresh() -> (Memory<MemLog>, MemLog) {
+fn fresh() -> (Server<MemLog>, MemLog) {
     let log = MemLog::new();
     (open(log.clone()), log)
 }
 
 /// A memory converted from a reference JSONL file made of these lines.
-fn from_jsonl(lines: &[String]) -> (Memory<MemLog>, MemLog) {
+fn from_jsonl(lines: &[String]) -> (Server<MemLog>, MemLog) {
     let log = MemLog::foreign(lines.join("\n").as_bytes());
     (open(log.clone()), log)
 }
 
-fn create(memory: &mut Memory<MemLog>, entities: &[Value]) -> Value {
+fn create(memory: &mut Server<MemLog>, entities: &[Value]) -> Value {
     call_ok(memory, "create_entities", json!({ "entities": entities }))
 }
 
-fn relate(memory: &mut Memory<MemLog>, relations: &[Value]) -> Value {
+fn relate(memory: &mut Server<MemLog>, relations: &[Value]) -> Value {
     call_ok(
         memory,
         "create_relations",
@@ -34,15 +36,16 @@ fn relate(memory: &mut Memory<MemLog>, relations: &[Value]) -> Value {
     )
 }
 
-fn search(memory: &mut Memory<MemLog>, query: &str) -> Value {
+fn search(memory: &mut Server<MemLog>, query: &str) -> Value {
     call_ok(memory, "search_nodes", json!({ "query": query }))
 }
 
 /// Names of the entities search_nodes' substring match (the reference's set) finds; its
 /// ranked word matches come after them and are tested with the search engine.
-fn substring(memory: &Memory<MemLog>, query: &str) -> Vec<String> {
-    let graph = memory.graph();
-    mcp_memory_core::tools::query::reference_matches(graph, query)
+fn substring(memory: &Server<MemLog>, query: &str) -> Vec<String> {
+    let graph = memory.memory().graph();
+    let indexes = memory.memory().indexes();
+    mcp_memory_core::tools::query::reference_matches(graph, indexes, query)
         .into_iter()
         .map(|id| graph.text(graph.entity(id).name).to_string())
         .collect()
@@ -51,7 +54,7 @@ fn substring(memory: &Memory<MemLog>, query: &str) -> Vec<String> {
 /// No names.
 const NONE: [&str; 0] = [];
 
-fn open_nodes(memory: &mut Memory<MemLog>, names: &[&str]) -> Value {
+fn open_nodes(memory: &mut Server<MemLog>, names: &[&str]) -> Value {
     call_ok(memory, "open_nodes", json!({ "names": names }))
 }
 
@@ -97,12 +100,12 @@ fn create_entities_creates_only_first_of_same_name_in_one_call() {
     assert_eq!(
         decoded(&log.records()[0]),
         Record::CreateEntities(vec![
-            NewEntity {
+            Entity {
                 name: "A",
                 entity_type: "first",
                 observations: vec!["1"],
             },
-            NewEntity {
+            Entity {
                 name: "B",
                 entity_type: "t",
                 observations: vec![],
@@ -648,7 +651,7 @@ fn read_graph_ignores_extra_arguments() {
 // search_nodes
 // ---------------------------------------------------------------------------------------------
 
-fn search_fixture() -> Memory<MemLog> {
+fn search_fixture() -> Server<MemLog> {
     let (mut m, _) = fresh();
     create(
         &mut m,
@@ -1486,7 +1489,7 @@ fn import_jsonl_merges_new_names_missing_observations_and_new_relations() {
         entity_line("C", "dup", &["w"]),
     ]
     .join("\n");
-    let summary = m.import(file.as_bytes()).expect("imports");
+    let summary = m.memory_mut().import(file.as_bytes()).expect("imports");
     assert!(summary.starts_with("imported 1 new entities"), "{summary}");
     assert!(summary.contains("1 new relations"), "{summary}");
     let want = graph_of(
@@ -1510,7 +1513,7 @@ fn import_into_an_empty_memory_brings_the_files_graph_exactly() {
     .join("\n");
     let (mut converted, _) = from_jsonl(std::slice::from_ref(&file));
     let (mut m, log) = fresh();
-    let summary = m.import(file.as_bytes()).expect("imports");
+    let summary = m.memory_mut().import(file.as_bytes()).expect("imports");
     assert!(
         summary.starts_with("imported 2 entities and 2 relations"),
         "{summary}"
@@ -1534,21 +1537,27 @@ fn import_is_one_record_and_a_refused_append_leaves_nothing_half_imported() {
     .join("\n");
     let more = [entity_line("A", "t", &["z"]), entity_line("C", "t", &[])].join("\n");
     let (mut m, log) = fresh();
-    m.import(file.as_bytes())
+    m.memory_mut()
+        .import(file.as_bytes())
         .expect("imports into the empty memory");
     assert_eq!(log.appends(), 1, "into an empty memory: one record");
-    m.import(more.as_bytes()).expect("merges");
+    m.memory_mut().import(more.as_bytes()).expect("merges");
     assert_eq!(log.appends(), 2, "a merge: one record");
     let before = graph(&mut m);
     log.fail_next_append("disk full");
     let err = m
+        .memory_mut()
         .import(
             [entity_line("D", "t", &["w"]), relation_line("D", "A", "s")]
                 .join("\n")
                 .as_bytes(),
         )
         .unwrap_err();
-    assert!(err.contains("disk full"), "{err}");
+    assert!(
+        matches!(&err, Error::Log { op: LogOp::Append, error } if error.0 == "disk full"),
+        "{err:?}"
+    );
+    assert_eq!(err.to_string(), "The change was not saved: disk full");
     assert_eq!(
         graph(&mut m),
         before,
@@ -1562,8 +1571,11 @@ fn import_jsonl_of_unreadable_file_changes_nothing() {
     let (mut m, log) = fresh();
     create(&mut m, &[entity("A", "t", &[])]);
     let file = format!("{}\n{{oops", entity_line("B", "t", &[]));
-    let err = m.import(file.as_bytes()).unwrap_err();
-    assert!(err.starts_with("line 2:"), "{err}");
+    let err = m.memory_mut().import(file.as_bytes()).unwrap_err();
+    assert!(
+        matches!(&err, Error::ImportRefused(r) if r.starts_with("line 2:")),
+        "{err:?}"
+    );
     assert_eq!(graph(&mut m), graph_of(&[entity("A", "t", &[])], &[]));
     assert_eq!(log.len(), 1);
 }
@@ -1576,10 +1588,10 @@ fn export_log_is_a_log_file_that_imports_into_the_same_graph() {
         &[entity("A", "t", &["x", "x"]), entity("B", "u", &[])],
     );
     relate(&mut m, &[relation("A", "B", "r"), relation("B", "Z", "s")]);
-    let file = m.export_log().expect("exports");
+    let file = m.memory_mut().export_log().expect("exports");
     assert!(frame::is_log(&file));
     let (mut other, log) = fresh();
-    let summary = other.import(&file).expect("imports");
+    let summary = other.memory_mut().import(&file).expect("imports");
     assert!(
         summary.starts_with("imported 2 entities and 2 relations into the empty memory"),
         "{summary}"
@@ -1592,13 +1604,13 @@ fn export_log_is_a_log_file_that_imports_into_the_same_graph() {
 fn import_of_a_log_with_a_torn_tail_keeps_the_whole_records_and_says_so() {
     let (mut m, _) = fresh();
     create(&mut m, &[entity("A", "t", &[])]);
-    let mut file = m.export_log().expect("exports");
+    let mut file = m.memory_mut().export_log().expect("exports");
     let whole = file.len();
     let mut more = Vec::new();
     frame::encode_frame(b"half a record", &mut more);
     file.extend_from_slice(&more[..more.len() - 3]);
     let (mut other, _) = fresh();
-    let summary = other.import(&file).expect("imports");
+    let summary = other.memory_mut().import(&file).expect("imports");
     assert!(
         summary.contains(&format!("torn tail at offset {whole}")),
         "{summary}"
@@ -1610,12 +1622,15 @@ fn import_of_a_log_with_a_torn_tail_keeps_the_whole_records_and_says_so() {
 fn import_of_a_corrupt_log_changes_nothing() {
     let (mut m, log) = fresh();
     create(&mut m, &[entity("A", "t", &[])]);
-    let mut file = m.export_log().expect("exports");
+    let mut file = m.memory_mut().export_log().expect("exports");
     file.extend_from_slice(&file.clone()[frame::HEADER_LEN..]);
     let flip = frame::HEADER_LEN + 14;
     file[flip] ^= 0xff;
-    let err = m.import(&file).unwrap_err();
-    assert!(err.contains("corrupt record at byte offset"), "{err}");
+    let err = m.memory_mut().import(&file).unwrap_err();
+    assert!(
+        matches!(&err, Error::ImportRefused(r) if r.contains("corrupt record at byte offset")),
+        "{err:?}"
+    );
     assert_eq!(log.len(), 1);
 }
 
@@ -1661,7 +1676,7 @@ fn compact_replaces_the_log_with_the_graph_and_drops_deleted_text() {
     let before = graph(&mut m);
     assert_eq!(log.len(), 3);
     assert_eq!(
-        m.compact(),
+        m.memory_mut().compact(),
         Ok(2),
         "one record of entities, one of relations"
     );
@@ -1727,8 +1742,18 @@ fn compact_that_the_log_refuses_leaves_log_and_graph_as_they_were() {
     create(&mut m, &[entity("A", "t", &[])]);
     call_ok(&mut m, "delete_entities", json!({"entityNames": ["A"]}));
     log.fail_next_replace("disk full");
-    let err = m.compact().unwrap_err();
-    assert!(err.contains("not compacted: disk full"), "{err}");
+    let err = m.memory_mut().compact().unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            Error::Log {
+                op: LogOp::Replace,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(err.to_string(), "the log was not compacted: disk full");
     assert_eq!(log.len(), 2);
     assert_eq!(graph(&mut open(log.reopened())), graph_of(&[], &[]));
 }
@@ -1737,6 +1762,9 @@ fn compact_that_the_log_refuses_leaves_log_and_graph_as_they_were() {
 #[test]
 fn export_of_an_unavailable_memory_is_an_error_not_an_empty_file() {
     let mut m = open(MemLog::foreign(b"{not json\n"));
-    let err = m.export_jsonl().unwrap_err();
-    assert!(err.contains("line 1"), "{err}");
+    let err = m.memory_mut().export_jsonl().unwrap_err();
+    assert!(
+        matches!(&err, Error::Unavailable(r) if r.contains("line 1")),
+        "{err:?}"
+    );
 }

@@ -17,7 +17,7 @@ use std::rc::Rc;
 
 use common::{CrashRng, call_ok, entity, graph, graph_of, relation};
 use mcp_memory_core::filelog::{Disk, FileLog};
-use mcp_memory_core::{Contents, Log, LogError, Memory, frame};
+use mcp_memory_core::{Contents, Log, LogError, Server, frame};
 use serde_json::{Value, json};
 
 const NAME: &str = "memory.mcpmem";
@@ -132,7 +132,7 @@ impl Disk for MemDisk {
     }
 }
 
-type FileMemory = Memory<FileLog<MemDisk>>;
+type FileMemory = Server<FileLog<MemDisk>>;
 
 fn files_holding(bytes: &[u8]) -> Files {
     Rc::new(RefCell::new(HashMap::from([(NAME.into(), bytes.to_vec())])))
@@ -147,10 +147,10 @@ fn bytes_of(files: &Files) -> Vec<u8> {
 fn try_open(files: &Files) -> Result<(FileMemory, Vec<String>), String> {
     let mut log = FileLog::new(MemDisk(Rc::clone(files)));
     log.lock().unwrap();
-    match Memory::open(log) {
+    match Server::open(log) {
         Ok((mut memory, mut warnings)) => {
-            memory.log_mut().unlock();
-            warnings.extend(memory.log_mut().take_warnings());
+            memory.memory_mut().log_mut().unlock();
+            warnings.extend(memory.memory_mut().log_mut().take_warnings());
             Ok((memory, warnings))
         }
         Err(e) => Err(e.to_string()),
@@ -172,10 +172,10 @@ fn try_replay(files: &Files) -> Result<(Vec<Vec<u8>>, Vec<String>), String> {
 
 /// Makes a tool call as a host does (holding the lock); returns the result and warnings.
 fn locked_call(memory: &mut FileMemory, tool: &str, args: Value) -> (Value, Vec<String>) {
-    memory.log_mut().lock().unwrap();
+    memory.memory_mut().log_mut().lock().unwrap();
     let result = call_ok(memory, tool, args);
-    memory.log_mut().unlock();
-    (result, memory.log_mut().take_warnings())
+    memory.memory_mut().log_mut().unlock();
+    (result, memory.memory_mut().log_mut().take_warnings())
 }
 
 /// A log with records of every kind (and sizes from a few bytes to a few hundred), the
@@ -358,10 +358,10 @@ fn a_writer_dying_mid_append_at_any_byte_is_caught_up_to_the_complete_records() 
             let (mut m, _) = try_open(&files).unwrap();
             *files.borrow_mut().get_mut(NAME).unwrap() = w.bytes[..cut].to_vec();
             let n = w.complete_at(cut);
-            m.log_mut().lock().unwrap();
+            m.memory_mut().log_mut().lock().unwrap();
             let seen = graph(&mut m);
-            m.log_mut().unlock();
-            let warnings = m.log_mut().take_warnings();
+            m.memory_mut().log_mut().unlock();
+            let warnings = m.memory_mut().log_mut().take_warnings();
             assert_eq!(seen, w.states[n], "from {first}, cut at {cut}");
             assert_eq!(
                 torn_warnings(&warnings),

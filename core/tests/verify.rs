@@ -4,13 +4,14 @@
 use mcp_memory_core::frame::{self, FRAME_HEADER_LEN, HEADER_LEN, TornKind};
 use mcp_memory_core::graph::Graph;
 use mcp_memory_core::jsonl;
-use mcp_memory_core::record::{NewEntity, Observations, Record, Triple};
+use mcp_memory_core::model::{Entity, Observations, Relation};
+use mcp_memory_core::record::Record;
 use mcp_memory_core::verify::{
     GraphCounts, Problem, RecordCounts, RepairError, Report, Verdict, repair, verify,
 };
 
-fn entity<'a>(name: &'a str, observations: Vec<&'a str>) -> NewEntity<'a> {
-    NewEntity {
+fn entity<'a>(name: &'a str, observations: Vec<&'a str>) -> Entity<'a> {
+    Entity {
         name,
         entity_type: "t",
         observations,
@@ -19,7 +20,7 @@ fn entity<'a>(name: &'a str, observations: Vec<&'a str>) -> NewEntity<'a> {
 
 /// Five records of five kinds: 3 entities (one deleted later), 1 relation, 4 observations.
 fn payloads() -> Vec<Vec<u8>> {
-    let knows = Triple {
+    let knows = Relation {
         from: "a",
         to: "b",
         relation_type: "knows",
@@ -58,7 +59,7 @@ fn frame_offset(payloads: &[Vec<u8>], i: usize) -> usize {
 fn graph_of<'a>(payloads: impl IntoIterator<Item = &'a [u8]>) -> Vec<u8> {
     let mut graph = Graph::default();
     for p in payloads {
-        graph.apply(&Record::decode(p).expect("test records decode"));
+        graph.apply(&Record::decode(p).expect("test records decode"), &mut ());
     }
     jsonl::export(&graph)
 }

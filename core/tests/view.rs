@@ -5,11 +5,11 @@
 mod common;
 
 use common::*;
-use mcp_memory_core::Memory;
+use mcp_memory_core::Server;
 use serde_json::{Value, json};
 
 /// A memory of `n` people (each with a long observation) and `n` places, with relations.
-fn people(n: usize) -> Memory<MemLog> {
+fn people(n: usize) -> Server<MemLog> {
     let mut m = open(MemLog::new());
     let mut entities = Vec::new();
     let mut relations = Vec::new();

@@ -4,11 +4,11 @@
 mod common;
 
 use common::*;
-use mcp_memory_core::Memory;
+use mcp_memory_core::Server;
 use mcp_memory_core::record::Record;
 use serde_json::json;
 
-fn fresh() -> (Memory<MemLog>, MemLog) {
+fn fresh() -> (Server<MemLog>, MemLog) {
     let log = MemLog::new();
     (open(log.clone()), log)
 }

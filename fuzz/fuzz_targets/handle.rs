@@ -26,7 +26,7 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::arbitrary::Unstructured;
 use libfuzzer_sys::fuzz_target;
-use mcp_memory_core::{Contents, Memory, frame, jsonl};
+use mcp_memory_core::{Contents, Server, frame, jsonl};
 use mcp_memory_fuzz::generate::{self, MUTATING};
 use mcp_memory_fuzz::{Incoming, MemLog, check_exchange, classify, replayed};
 use serde_json::Value;
@@ -39,15 +39,15 @@ fn trace() -> bool {
 
 struct Harness {
     log: MemLog,
-    memory: Memory<MemLog>,
+    memory: Server<MemLog>,
     subscribed: bool,
     sent: u64,
 }
 
 impl Harness {
     fn new(contents: Contents) -> Self {
-        let log = MemLog::new(contents);
-        let (memory, _) = Memory::open(log.clone()).expect("a MemLog always opens");
+        let log = MemLog::holding(contents);
+        let (memory, _) = Server::open(log.clone()).expect("a MemLog always opens");
         Harness {
             log,
             memory,
@@ -122,12 +122,12 @@ impl Harness {
 
     /// When the memory has seen the whole log: a restart rebuilds exactly the live graph.
     fn check_replay(&mut self) {
-        if self.log.has_unseen_changes() || self.log.0.borrow().fail_refresh {
+        if self.log.has_unseen_changes() || self.log.0.borrow().fail_refresh.is_some() {
             return;
         }
         let contents = self.log.contents();
         let fresh = replayed(&contents);
-        let live = self.memory.export_jsonl();
+        let live = self.memory.memory_mut().export_jsonl();
         match (&fresh, &live) {
             (Some(f), Ok(l)) => assert!(
                 f == l,
@@ -144,14 +144,14 @@ impl Harness {
     /// version cannot read: the host stops, and `check_replay` saw the live memory refuse too).
     fn restart(&mut self) -> bool {
         self.check_replay();
-        let log = MemLog::new(self.log.contents());
-        let Ok((mut memory, _)) = Memory::open(log.clone()) else {
+        let log = MemLog::holding(self.log.contents());
+        let Ok((mut memory, _)) = Server::open(log.clone()) else {
             return false;
         };
-        if !self.log.has_unseen_changes() && !self.log.0.borrow().fail_refresh {
-            let live = self.memory.export_jsonl().ok();
+        if !self.log.has_unseen_changes() && !self.log.0.borrow().fail_refresh.is_some() {
+            let live = self.memory.memory_mut().export_jsonl().ok();
             assert!(
-                memory.export_jsonl().ok() == live,
+                memory.memory_mut().export_jsonl().ok() == live,
                 "a restart changes the graph"
             );
         }
@@ -166,12 +166,16 @@ impl Harness {
 
     /// The live graph's compacted log reopens to the same graph.
     fn finish(&mut self) {
-        self.log.0.borrow_mut().fail_refresh = false;
-        let Ok(bytes) = self.memory.export_log() else {
-            assert!(self.memory.export_jsonl().is_err());
+        self.log.0.borrow_mut().fail_refresh = None;
+        let Ok(bytes) = self.memory.memory_mut().export_log() else {
+            assert!(self.memory.memory_mut().export_jsonl().is_err());
             return;
         };
-        let graph = self.memory.export_jsonl().expect("export_log worked");
+        let graph = self
+            .memory
+            .memory_mut()
+            .export_jsonl()
+            .expect("export_log worked");
         self.check_replay();
         // (A restart through `Memory::open` is the `Restart` step's; replaying is cheaper.)
         assert!(
@@ -263,10 +267,10 @@ fn operations(data: &[u8]) {
                 }
                 let mut s = h.log.0.borrow_mut();
                 match which {
-                    0 => s.fail_append = true,
-                    1 => s.fail_sync = true,
-                    2 => s.fail_replace = true,
-                    _ => s.fail_refresh = true,
+                    0 => s.fail_append = Some("injected append failure".into()),
+                    1 => s.fail_sync = Some("injected sync failure".into()),
+                    2 => s.fail_replace = Some("injected replace failure".into()),
+                    _ => s.fail_refresh = Some("injected refresh failure".into()),
                 }
             }
             Step::Restart => {

@@ -22,11 +22,11 @@
 use libfuzzer_sys::fuzz_target;
 use mcp_memory_core::frame::{self, ScanError, TornKind};
 use mcp_memory_core::record::Record;
-use mcp_memory_core::{Contents, Memory, OpenError};
+use mcp_memory_core::{Contents, OpenError, Server};
 use std::cell::RefCell;
 
 use mcp_memory_core::Log;
-use mcp_memory_fuzz::{MemLog, SimDisk, compacted_log, file_log, replayed};
+use mcp_memory_fuzz::{FILE_NAME, MemLog, compacted_log, dir_with_file, file_log, replayed};
 
 fn check_scan(data: &[u8]) -> Option<Vec<Vec<u8>>> {
     let scan = match frame::scan(data) {
@@ -116,8 +116,8 @@ fn check_open(contents: Contents) -> Option<Vec<u8>> {
         Contents::Records(r) => Some(r.clone()),
         Contents::Foreign(_) => None,
     };
-    let log = MemLog::new(contents.clone());
-    let (mut memory, _warnings) = match Memory::open(log.clone()) {
+    let log = MemLog::holding(contents.clone());
+    let (mut memory, _warnings) = match Server::open(log.clone()) {
         Ok(m) => m,
         Err(OpenError::Record { index, .. }) => {
             let records = records.expect("only records can fail to decode");
@@ -130,8 +130,8 @@ fn check_open(contents: Contents) -> Option<Vec<u8>> {
     if let Some(records) = &records {
         assert!(records.iter().all(|r| Record::decode(r).is_ok()));
     }
-    let Ok(graph) = memory.export_jsonl() else {
-        assert!(memory.export_log().is_err());
+    let Ok(graph) = memory.memory_mut().export_jsonl() else {
+        assert!(memory.memory_mut().export_log().is_err());
         assert!(
             replayed(&contents).is_none(),
             "the memory refuses a file that reads"
@@ -150,7 +150,10 @@ fn check_open(contents: Contents) -> Option<Vec<u8>> {
         };
         assert!(replayed(&Contents::Records(converted)).as_ref() == Some(&graph));
     }
-    let exported = memory.export_log().expect("export_jsonl worked");
+    let exported = memory
+        .memory_mut()
+        .export_log()
+        .expect("export_jsonl worked");
     let scan = frame::scan(&exported).expect("exported logs scan");
     assert!(scan.torn.is_none());
     let compacted = Contents::Records(scan.records.iter().map(|r| r.to_vec()).collect());
@@ -174,8 +177,8 @@ fn check_open(contents: Contents) -> Option<Vec<u8>> {
 
 /// The file log over the bytes: opens exactly when scan (or the JSONL reader) accepts them.
 fn check_file(data: &[u8], scanned: &Option<Vec<Vec<u8>>>, opened: &Option<Vec<u8>>) {
-    let disk = SimDisk::with_file(data);
-    let result = Memory::open(file_log(&disk));
+    let disk = dir_with_file(data);
+    let result = Server::open(file_log(&disk));
     let is_log = data.is_empty() || frame::is_log(data);
     let (mut memory, _) = match result {
         Ok(m) => m,
@@ -184,7 +187,11 @@ fn check_file(data: &[u8], scanned: &Option<Vec<Vec<u8>>>, opened: &Option<Vec<u
                 is_log && scanned.is_none(),
                 "the file log refused what scan accepts"
             );
-            assert_eq!(disk.file(), data, "a refused file is left untouched");
+            assert_eq!(
+                disk.file(FILE_NAME).unwrap_or_default(),
+                data,
+                "a refused file is left untouched"
+            );
             return;
         }
         Err(OpenError::Record { .. }) => {
@@ -192,37 +199,37 @@ fn check_file(data: &[u8], scanned: &Option<Vec<Vec<u8>>>, opened: &Option<Vec<u
             return;
         }
     };
-    memory.log_mut().unlock();
+    memory.memory_mut().log_mut().unlock();
     if is_log && !data.is_empty() {
         assert!(scanned.is_some(), "the file log opened what scan refuses");
     }
-    let graph = memory.export_jsonl().ok();
+    let graph = memory.memory_mut().export_jsonl().ok();
     if !data.is_empty() {
         assert!(graph == *opened, "the file log opened another graph");
     }
     if graph.is_none() {
         // Unavailable (a foreign file that does not convert): untouched.
-        assert_eq!(disk.file(), data);
+        assert_eq!(disk.file(FILE_NAME).unwrap_or_default(), data);
         return;
     }
     if !is_log {
         assert_eq!(
-            disk.companion("memory.jsonl.bak").as_deref(),
+            disk.file("memory.jsonl.bak").as_deref(),
             Some(data),
             "a converted file is kept as a backup"
         );
     }
     // The file is now a clean log of the graph; a write and a restart keep it so.
-    let file = disk.file();
+    let file = disk.file(FILE_NAME).unwrap_or_default();
     let s = frame::scan(&file).expect("an opened file scans");
     assert!(s.torn.is_none(), "the torn tail was cut off");
-    memory.log_mut().lock().expect("lock");
+    memory.memory_mut().log_mut().lock().expect("lock");
     let out = memory.handle(
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_entities","arguments":{"entities":[{"name":"fuzz-new","entityType":"t","observations":["o"]}]}}}"#,
     );
     assert!(!out[0].contains("isError"), "{out:?}");
-    memory.log_mut().unlock();
-    let live = memory.export_jsonl().expect("available");
+    memory.memory_mut().log_mut().unlock();
+    let live = memory.memory_mut().export_jsonl().expect("available");
     drop(memory);
     let mut restarted = file_log(&disk);
     let contents = restarted.replay().expect("the written file reads");
@@ -234,9 +241,9 @@ fn check_file(data: &[u8], scanned: &Option<Vec<Vec<u8>>>, opened: &Option<Vec<u
 
 thread_local! {
     /// A memory for import, emptied before each use by another writer's (empty) replace.
-    static IMPORTER: (MemLog, RefCell<Memory<MemLog>>) = {
-        let log = MemLog::new(Contents::Records(Vec::new()));
-        let (memory, _) = Memory::open(log.clone()).expect("open");
+    static IMPORTER: (MemLog, RefCell<Server<MemLog>>) = {
+        let log = MemLog::holding(Contents::Records(Vec::new()));
+        let (memory, _) = Server::open(log.clone()).expect("open");
         (log, RefCell::new(memory))
     };
 }
@@ -247,9 +254,9 @@ fn check_import(data: &[u8], opened: &Option<Vec<u8>>) {
     IMPORTER.with(|(log, memory)| {
         let mut memory = memory.borrow_mut();
         log.replace_as_other_writer(Vec::new());
-        match memory.import(data) {
+        match memory.memory_mut().import(data) {
             Ok(_) => {
-                let graph = memory.export_jsonl().expect("available");
+                let graph = memory.memory_mut().export_jsonl().expect("available");
                 if let Some(opened) = opened {
                     assert!(&graph == opened, "import differs from open");
                 }
@@ -258,9 +265,10 @@ fn check_import(data: &[u8], opened: &Option<Vec<u8>>) {
                     "import logged another graph"
                 );
                 memory
+                    .memory_mut()
                     .import(data)
                     .expect("a second import of the same bytes");
-                let after = memory.export_jsonl().expect("available");
+                let after = memory.memory_mut().export_jsonl().expect("available");
                 assert!(
                     replayed(&log.contents()).as_ref() == Some(&after),
                     "merge logged another graph"
@@ -268,7 +276,11 @@ fn check_import(data: &[u8], opened: &Option<Vec<u8>>) {
             }
             Err(_) => {
                 assert!(
-                    memory.export_jsonl().expect("available").is_empty(),
+                    memory
+                        .memory_mut()
+                        .export_jsonl()
+                        .expect("available")
+                        .is_empty(),
                     "a failed import changed the memory"
                 );
                 assert_eq!(

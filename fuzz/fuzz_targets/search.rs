@@ -22,7 +22,7 @@ use std::cell::RefCell;
 
 use libfuzzer_sys::fuzz_target;
 use mcp_memory_core::tools::limits::MAX_NAME_BYTES;
-use mcp_memory_core::{Contents, Memory};
+use mcp_memory_core::{Contents, Server};
 use mcp_memory_fuzz::{MemLog, check_exchange, classify};
 use serde_json::{Value, json};
 
@@ -73,13 +73,14 @@ const RELATIONS: &[(&str, &str, &str)] = &[
 ];
 
 struct Fixture {
-    memory: Memory<MemLog>,
+    memory: Server<MemLog>,
     next_id: u64,
 }
 
 impl Fixture {
     fn new() -> Self {
-        let (memory, _) = Memory::open(MemLog::new(Contents::Records(Vec::new()))).expect("open");
+        let (memory, _) =
+            Server::open(MemLog::holding(Contents::Records(Vec::new()))).expect("open");
         let mut f = Fixture { memory, next_id: 0 };
         let entities: Vec<Value> = ENTITIES
             .iter()

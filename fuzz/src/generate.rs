@@ -392,9 +392,10 @@ pub fn tool_call_line(u: &mut Unstructured<'_>, n: u64) -> Result<(String, &'sta
 /// A record another writer appends: a valid one from pool names most of the time, else
 /// fuzz bytes (which a memory must refuse without applying anything after them).
 pub fn record(u: &mut Unstructured<'_>) -> Result<Vec<u8>> {
-    use mcp_memory_core::record::{NewEntity, Observations, Record, Triple};
+    use mcp_memory_core::model::{Entity, Observations, Relation};
+    use mcp_memory_core::record::Record;
     let s: Vec<String> = (0..4).map(|_| string(u)).collect::<Result<_>>()?;
-    let triple = Triple {
+    let triple = Relation {
         from: &s[0],
         to: &s[1],
         relation_type: &s[2],
@@ -403,7 +404,7 @@ pub fn record(u: &mut Unstructured<'_>) -> Result<Vec<u8>> {
         entity: &s[0],
         contents: vec![&s[3]],
     };
-    let entity = NewEntity {
+    let entity = Entity {
         name: &s[0],
         entity_type: &s[1],
         observations: vec![&s[2], &s[3]],

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use mcp_memory::disk::{Durability, FsDisk, open_log};
 use mcp_memory::engine::Server;
-use mcp_memory_core::Memory;
+use mcp_memory_core::Server as CoreServer;
 use mcp_memory_core::filelog::FileLog;
 use serde_json::{Value, json};
 
@@ -24,15 +24,18 @@ trait Target {
 
 /// The core run natively over the host's file log (bench only: the binary always runs the
 /// core inside the component).
-type Native = Memory<FileLog<FsDisk>>;
+type Native = CoreServer<FileLog<FsDisk>>;
 
 impl Target for Native {
     /// Holds the file's lock around the call, as the hosts do (the log refuses writes
     /// without it).
     fn handle(&mut self, message: &str) -> Vec<String> {
-        self.log_mut().lock().expect("lock the memory file");
-        let replies = Memory::handle(self, message);
-        self.log_mut().unlock();
+        self.memory_mut()
+            .log_mut()
+            .lock()
+            .expect("lock the memory file");
+        let replies = CoreServer::handle(self, message);
+        self.memory_mut().log_mut().unlock();
         replies
     }
 }
@@ -181,8 +184,8 @@ fn run(label: &str, target: &mut impl Target, entities: usize) -> Vec<(&'static 
 fn open_native(path: &Path) -> Native {
     let mut log = open_log(path, Durability::Background).expect("open log");
     log.lock().expect("lock the memory file");
-    let mut memory = Memory::open(log).expect("open memory").0;
-    memory.log_mut().unlock();
+    let mut memory = CoreServer::open(log).expect("open memory").0;
+    memory.memory_mut().log_mut().unlock();
     memory
 }
 

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use mcp_memory_core::frame::{self, FRAME_HEADER_LEN, HEADER_LEN};
-use mcp_memory_core::record::{NewEntity, Record, Triple};
+use mcp_memory_core::model::{Entity, Relation};
+use mcp_memory_core::record::Record;
 use serde_json::Value;
 
 /// What one run of the binary produced.
@@ -42,7 +43,7 @@ fn verify(file: &Path) -> Run {
 
 /// Three records: two entities, then a relation between them.
 fn payloads() -> Vec<Vec<u8>> {
-    let entity = |name| NewEntity {
+    let entity = |name| Entity {
         name,
         entity_type: "t",
         observations: vec!["seen"],
@@ -50,7 +51,7 @@ fn payloads() -> Vec<Vec<u8>> {
     vec![
         Record::CreateEntities(vec![entity("A")]).encode(),
         Record::CreateEntities(vec![entity("B")]).encode(),
-        Record::CreateRelations(vec![Triple {
+        Record::CreateRelations(vec![Relation {
             from: "A",
             to: "B",
             relation_type: "r",

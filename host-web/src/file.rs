@@ -3,10 +3,10 @@
 //! [`FileLog`]; JavaScript supplies only the raw operations ([`JsDisk`]).
 
 use mcp_memory_core::filelog::{Disk, FileLog};
-use mcp_memory_core::{LogError, Memory};
+use mcp_memory_core::{LogError, Server};
 use wasm_bindgen::prelude::*;
 
-use crate::{js_error, lines, log_error};
+use crate::{js_error, lines, log_error, memory_error};
 
 #[wasm_bindgen]
 extern "C" {
@@ -140,7 +140,7 @@ impl Disk for JsFile {
 /// A memory kept in a file, served to JavaScript.
 #[wasm_bindgen]
 pub struct FileMemory {
-    memory: Memory<FileLog<JsFile>>,
+    server: Server<FileLog<JsFile>>,
     warnings: Vec<String>,
 }
 
@@ -159,68 +159,69 @@ impl FileMemory {
         });
         log.lock().map_err(|e| js_error(e.0))?;
         // On failure the log is dropped, which releases the lock.
-        let (mut memory, opened) = Memory::open(log).map_err(js_error)?;
-        memory.log_mut().unlock();
-        let mut warnings = memory.log_mut().take_warnings();
+        let (mut server, opened) = Server::open(log).map_err(js_error)?;
+        let log = server.memory_mut().log_mut();
+        log.unlock();
+        let mut warnings = log.take_warnings();
         warnings.extend(opened);
-        Ok(FileMemory { memory, warnings })
+        Ok(FileMemory { server, warnings })
     }
 
     /// Warnings for the user since the last call (conversion, torn tails, stale locks).
     #[wasm_bindgen(js_name = takeWarnings)]
     pub fn take_warnings(&mut self) -> Vec<String> {
         let mut warnings = core::mem::take(&mut self.warnings);
-        warnings.extend(self.memory.log_mut().take_warnings());
+        warnings.extend(self.server.memory_mut().log_mut().take_warnings());
         warnings
     }
 
     /// Handles one MCP (JSON-RPC 2.0) message; returns the messages to send, in order.
     /// Throws only if the file's lock cannot be taken.
-    pub fn handle(&mut self, message: &str) -> Result<Vec<String>, JsError> {
-        self.locked(|m| Ok(m.handle(message)))
+    pub fn handle(&mut self, message: &str) -> Result<Vec<String>, JsValue> {
+        self.locked(|s| Ok(s.handle(message)))
     }
 
     /// Handles one line of the stdio transport, as bytes (invalid UTF-8 becomes U+FFFD);
     /// returns the messages to send as bytes, each followed by `\n`. The server's path:
     /// no string conversion on either side of the boundary for megabyte-sized replies.
     #[wasm_bindgen(js_name = handleLine)]
-    pub fn handle_line(&mut self, line: &[u8]) -> Result<Vec<u8>, JsError> {
+    pub fn handle_line(&mut self, line: &[u8]) -> Result<Vec<u8>, JsValue> {
         let text = String::from_utf8_lossy(line);
-        self.locked(|m| Ok(lines(m.handle(&text))))
+        self.locked(|s| Ok(lines(s.handle(&text))))
     }
 
     /// The graph in the reference server's JSONL file format.
     #[wasm_bindgen(js_name = exportJsonl)]
-    pub fn export_jsonl(&mut self) -> Result<Vec<u8>, JsError> {
-        self.locked(|m| m.export_jsonl().map_err(js_error))
+    pub fn export_jsonl(&mut self) -> Result<Vec<u8>, JsValue> {
+        self.locked(|s| s.memory_mut().export_jsonl().map_err(memory_error))
     }
 
     /// The graph as a compacted memory log file.
     #[wasm_bindgen(js_name = exportLog)]
-    pub fn export_log(&mut self) -> Result<Vec<u8>, JsError> {
-        self.locked(|m| m.export_log().map_err(js_error))
+    pub fn export_log(&mut self) -> Result<Vec<u8>, JsValue> {
+        self.locked(|s| s.memory_mut().export_log().map_err(memory_error))
     }
 
     /// Merges a memory file (log or reference JSONL) into the memory; returns a summary.
     #[wasm_bindgen(js_name = importFile)]
-    pub fn import_file(&mut self, data: &[u8]) -> Result<String, JsError> {
-        self.locked(|m| m.import(data).map_err(js_error))
+    pub fn import_file(&mut self, data: &[u8]) -> Result<String, JsValue> {
+        self.locked(|s| s.memory_mut().import(data).map_err(memory_error))
     }
 
     /// Rewrites the memory file as the graph as it stands (deleted text leaves the file);
     /// returns the number of records it now holds.
-    pub fn compact(&mut self) -> Result<usize, JsError> {
-        self.locked(|m| m.compact().map_err(js_error))
+    pub fn compact(&mut self) -> Result<usize, JsValue> {
+        self.locked(|s| s.memory_mut().compact().map_err(memory_error))
     }
 
     /// Runs `f` holding the file's lock, so no other process writes meanwhile.
     fn locked<T>(
         &mut self,
-        f: impl FnOnce(&mut Memory<FileLog<JsFile>>) -> Result<T, JsError>,
-    ) -> Result<T, JsError> {
-        self.memory.log_mut().lock().map_err(|e| js_error(e.0))?;
-        let result = f(&mut self.memory);
-        self.memory.log_mut().unlock();
+        f: impl FnOnce(&mut Server<FileLog<JsFile>>) -> Result<T, JsValue>,
+    ) -> Result<T, JsValue> {
+        (self.server.memory_mut().log_mut().lock()).map_err(|e| js_error(e.0))?;
+        let result = f(&mut self.server);
+        self.server.memory_mut().log_mut().unlock();
         result
     }
 }

@@ -12,7 +12,7 @@
 //! and lock protocol — runs here, in the same Rust the native host runs. This crate only
 //! adapts: JavaScript calls become core calls and back.
 
-use mcp_memory_core::LogError;
+use mcp_memory_core::{Error, LogError};
 use wasm_bindgen::prelude::*;
 
 pub mod file;
@@ -29,6 +29,26 @@ fn log_error(e: JsValue) -> LogError {
 
 fn js_error(e: impl core::fmt::Display) -> JsError {
     JsError::new(&e.to_string())
+}
+
+/// A memory's failure as a thrown JavaScript `Error` whose `code` says which kind it is:
+/// `LOG_FAILED` (the store failed; `op` says at what: refresh, append, sync, replace),
+/// `UNAVAILABLE` (the memory's file cannot be used) or `IMPORT_REFUSED` (nothing imported).
+fn memory_error(e: Error) -> JsValue {
+    let error = js_sys::Error::new(&e.to_string());
+    let (code, op) = match &e {
+        Error::Log { op, .. } => ("LOG_FAILED", Some(format!("{op:?}").to_lowercase())),
+        Error::Unavailable(_) => ("UNAVAILABLE", None),
+        Error::ImportRefused(_) => ("IMPORT_REFUSED", None),
+    };
+    let set = |key: &str, value: &str| {
+        let _ = js_sys::Reflect::set(&error, &key.into(), &value.into());
+    };
+    set("code", code);
+    if let Some(op) = op {
+        set("op", &op);
+    }
+    error.into()
 }
 
 /// Replies as the stdio transport sends them: each followed by `\n`.

@@ -7,10 +7,10 @@
 //! it — in one store transaction, before the reply is released. Record bytes are the core's:
 //! the store keeps each record payload as one value.
 
-use mcp_memory_core::{Changes, Contents, Log, LogError, Memory};
+use mcp_memory_core::{Changes, Contents, Log, LogError, Server};
 use wasm_bindgen::prelude::*;
 
-use crate::{js_error, lines};
+use crate::{js_error, lines, memory_error};
 
 /// The [`Log`] a [`QueueMemory`] writes to: records queued for the caller to store.
 #[derive(Default)]
@@ -64,7 +64,7 @@ fn arrays(records: &[Vec<u8>]) -> js_sys::Array {
 /// A memory over records that JavaScript loads from and stores to an asynchronous store.
 #[wasm_bindgen]
 pub struct QueueMemory {
-    memory: Memory<QueueLog>,
+    server: Server<QueueLog>,
 }
 
 #[wasm_bindgen]
@@ -76,8 +76,8 @@ impl QueueMemory {
             opened: payloads(records),
             ..QueueLog::default()
         };
-        let (memory, _) = Memory::open(log).map_err(js_error)?;
-        Ok(QueueMemory { memory })
+        let (server, _) = Server::open(log).map_err(js_error)?;
+        Ok(QueueMemory { server })
     }
 
     /// Hands in what other writers stored since this memory last looked: records appended
@@ -85,7 +85,7 @@ impl QueueMemory {
     /// rewritten. The next call applies them before it does anything else.
     pub fn deliver(&mut self, records: Vec<js_sys::Uint8Array>, replaced: bool) {
         let records = payloads(records);
-        self.memory.log_mut().delivered = Some(if replaced {
+        self.server.memory_mut().log_mut().delivered = Some(if replaced {
             Changes::Replaced(records)
         } else {
             Changes::Appended(records)
@@ -95,13 +95,13 @@ impl QueueMemory {
     /// Handles one MCP (JSON-RPC 2.0) message; returns the messages to send, in order. They
     /// must not be sent before [`QueueMemory::take_writes`]'s records are stored.
     pub fn handle(&mut self, message: &str) -> Vec<String> {
-        self.memory.handle(message)
+        self.server.handle(message)
     }
 
     /// [`QueueMemory::handle`] for one stdio line as bytes: the replies, each ending in `\n`.
     #[wasm_bindgen(js_name = handleLine)]
     pub fn handle_line(&mut self, line: &[u8]) -> Vec<u8> {
-        lines(self.memory.handle(&String::from_utf8_lossy(line)))
+        lines(self.server.handle(&String::from_utf8_lossy(line)))
     }
 
     /// What the calls since the last take wrote: `{ replaced, records }`. If `replaced`, the
@@ -109,7 +109,7 @@ impl QueueMemory {
     /// stored ones. Store them in one transaction, in order.
     #[wasm_bindgen(js_name = takeWrites)]
     pub fn take_writes(&mut self) -> Result<js_sys::Object, JsError> {
-        let log = self.memory.log_mut();
+        let log = self.server.memory_mut().log_mut();
         let appended = core::mem::take(&mut log.appended);
         let (replaced, mut records) = match log.replacement.take() {
             Some(all) => (true, all),
@@ -129,26 +129,29 @@ impl QueueMemory {
 
     /// The graph in the reference server's JSONL file format.
     #[wasm_bindgen(js_name = exportJsonl)]
-    pub fn export_jsonl(&mut self) -> Result<Vec<u8>, JsError> {
-        self.memory.export_jsonl().map_err(js_error)
+    pub fn export_jsonl(&mut self) -> Result<Vec<u8>, JsValue> {
+        self.server
+            .memory_mut()
+            .export_jsonl()
+            .map_err(memory_error)
     }
 
     /// The graph as a compacted memory log file (the format of the native server's files).
     #[wasm_bindgen(js_name = exportLog)]
-    pub fn export_log(&mut self) -> Result<Vec<u8>, JsError> {
-        self.memory.export_log().map_err(js_error)
+    pub fn export_log(&mut self) -> Result<Vec<u8>, JsValue> {
+        self.server.memory_mut().export_log().map_err(memory_error)
     }
 
     /// Rewrites the log as the graph's records (history dropped); returns how many. The
     /// whole new log is then waiting in [`QueueMemory::take_writes`] as a replacement.
-    pub fn compact(&mut self) -> Result<usize, JsError> {
-        self.memory.compact().map_err(js_error)
+    pub fn compact(&mut self) -> Result<usize, JsValue> {
+        self.server.memory_mut().compact().map_err(memory_error)
     }
 
     /// Merges a memory file (log or reference JSONL) into the memory; returns a summary.
     /// Its records are then waiting in [`QueueMemory::take_writes`].
     #[wasm_bindgen(js_name = importFile)]
-    pub fn import_file(&mut self, data: &[u8]) -> Result<String, JsError> {
-        self.memory.import(data).map_err(js_error)
+    pub fn import_file(&mut self, data: &[u8]) -> Result<String, JsValue> {
+        self.server.memory_mut().import(data).map_err(memory_error)
     }
 }

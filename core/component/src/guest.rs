@@ -1,4 +1,4 @@
-//! Bindings between the WIT world and [`mcp_memory_core::Memory`].
+//! Bindings between the WIT world and [`mcp_memory_core::Server`].
 
 extern crate alloc;
 
@@ -6,7 +6,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::cell::RefCell;
 
-use mcp_memory_core::{Changes, Contents, Log, LogError, Memory};
+use mcp_memory_core::{Changes, Contents, Log, LogError, Server};
 
 wit_bindgen::generate!({
     world: "memory-server",
@@ -50,7 +50,7 @@ impl Log for HostLog {
 struct Component;
 
 /// A memory resource. Resource methods take `&self`; calls never overlap.
-struct GuestMem(RefCell<Memory<HostLog>>);
+struct GuestMem(RefCell<Server<HostLog>>);
 
 impl Guest for Component {
     type Memory = GuestMem;
@@ -62,8 +62,8 @@ impl Guest for Component {
 
 impl GuestMemory for GuestMem {
     fn open() -> Result<(MemoryHandle, Vec<String>), String> {
-        let (memory, warnings) = Memory::open(HostLog).map_err(|e| e.to_string())?;
-        Ok((MemoryHandle::new(GuestMem(RefCell::new(memory))), warnings))
+        let (server, warnings) = Server::open(HostLog).map_err(|e| e.to_string())?;
+        Ok((MemoryHandle::new(GuestMem(RefCell::new(server))), warnings))
     }
 
     fn handle(&self, session: u32, message: String) -> Vec<String> {
@@ -79,20 +79,21 @@ impl GuestMemory for GuestMem {
     }
 
     fn compact(&self) -> Result<u32, String> {
-        let records = self.0.borrow_mut().compact()?;
+        let records = self.0.borrow_mut().memory_mut().compact();
+        let records = records.map_err(|e| e.to_string())?;
         u32::try_from(records).map_err(|_| "too many records".to_string())
     }
 
     fn export_jsonl(&self) -> Result<Vec<u8>, String> {
-        self.0.borrow_mut().export_jsonl()
+        (self.0.borrow_mut().memory_mut().export_jsonl()).map_err(|e| e.to_string())
     }
 
     fn export_log(&self) -> Result<Vec<u8>, String> {
-        self.0.borrow_mut().export_log()
+        (self.0.borrow_mut().memory_mut().export_log()).map_err(|e| e.to_string())
     }
 
     fn import_file(&self, data: Vec<u8>) -> Result<String, String> {
-        self.0.borrow_mut().import(&data)
+        (self.0.borrow_mut().memory_mut().import(&data)).map_err(|e| e.to_string())
     }
 }
 

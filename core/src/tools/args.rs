@@ -1,46 +1,15 @@
-//! Typed tool arguments, borrowed from the request's JSON after it passed the schema check.
-//! Unknown properties are ignored, as the reference's validator strips them.
+//! Typed arguments of the reference's nine tools (and of `upsert_entities`), borrowed from
+//! the request's JSON after it passed its schema. Unknown properties are ignored, as the
+//! reference's validator strips them. Entities, relations and observations to add are the
+//! [`crate::model`] shapes; the other tools read their few arguments next to their code.
 
 use alloc::vec::Vec;
 use serde::Deserialize;
 
-/// One entity of create_entities.
-#[derive(Deserialize, Debug, Clone)]
-pub struct EntityArg<'a> {
-    /// The entity's name.
-    pub name: &'a str,
-    /// The entity's type.
-    #[serde(rename = "entityType")]
-    pub entity_type: &'a str,
-    /// Observations to start with.
-    #[serde(borrow)]
-    pub observations: Vec<&'a str>,
-}
+use crate::model::{Entity, Observations, Relation};
 
-/// One relation of create_relations and delete_relations.
-#[derive(Deserialize, Debug, Clone, Copy)]
-pub struct RelationArg<'a> {
-    /// Name where the relation starts.
-    pub from: &'a str,
-    /// Name where the relation ends.
-    pub to: &'a str,
-    /// The relation's type.
-    #[serde(rename = "relationType")]
-    pub relation_type: &'a str,
-}
-
-/// One item of add_observations.
-#[derive(Deserialize, Debug, Clone)]
-pub struct AddArg<'a> {
-    /// The entity to add to.
-    #[serde(rename = "entityName")]
-    pub entity_name: &'a str,
-    /// Observations to add.
-    #[serde(borrow)]
-    pub contents: Vec<&'a str>,
-}
-
-/// One item of delete_observations.
+/// One item of delete_observations. Not [`Observations`]: its JSON names the texts
+/// `observations`, not `contents`.
 #[derive(Deserialize, Debug, Clone)]
 pub struct DeleteObsArg<'a> {
     /// The entity to delete from.
@@ -51,34 +20,34 @@ pub struct DeleteObsArg<'a> {
     pub observations: Vec<&'a str>,
 }
 
-/// create_entities' arguments.
+/// create_entities' and upsert_entities' arguments.
 #[derive(Deserialize)]
-pub struct CreateEntities<'a> {
-    /// The entities.
+pub struct Entities<'a> {
+    /// The entities to create.
     #[serde(borrow)]
-    pub entities: Vec<EntityArg<'a>>,
+    pub entities: Vec<Entity<'a>>,
 }
 
 /// create_relations' and delete_relations' arguments.
 #[derive(Deserialize)]
 pub struct Relations<'a> {
-    /// The relations.
+    /// The relations to create or delete.
     #[serde(borrow)]
-    pub relations: Vec<RelationArg<'a>>,
+    pub relations: Vec<Relation<'a>>,
 }
 
 /// add_observations' arguments.
 #[derive(Deserialize)]
 pub struct AddObservations<'a> {
-    /// The additions.
+    /// Per entity, the observations to add.
     #[serde(borrow)]
-    pub observations: Vec<AddArg<'a>>,
+    pub observations: Vec<Observations<'a>>,
 }
 
 /// delete_entities' arguments.
 #[derive(Deserialize)]
 pub struct DeleteEntities<'a> {
-    /// Names to delete.
+    /// Names of the entities to delete.
     #[serde(rename = "entityNames", borrow)]
     pub entity_names: Vec<&'a str>,
 }
@@ -86,7 +55,7 @@ pub struct DeleteEntities<'a> {
 /// delete_observations' arguments.
 #[derive(Deserialize)]
 pub struct DeleteObservations<'a> {
-    /// The deletions.
+    /// Per entity, the observations to delete.
     #[serde(borrow)]
     pub deletions: Vec<DeleteObsArg<'a>>,
 }
@@ -94,14 +63,19 @@ pub struct DeleteObservations<'a> {
 /// search_nodes' arguments.
 #[derive(Deserialize)]
 pub struct SearchNodes<'a> {
-    /// The query.
+    /// The text to look for.
     pub query: &'a str,
 }
 
 /// open_nodes' arguments.
 #[derive(Deserialize)]
 pub struct OpenNodes<'a> {
-    /// Names to open.
+    /// Names of the entities to open.
     #[serde(borrow)]
     pub names: Vec<&'a str>,
+}
+
+/// A count argument as `usize`, saturating (wasm32's `usize` is 32 bits).
+pub fn count(n: u64) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
 }

@@ -1,4 +1,10 @@
-//! The tool catalog and dispatch: JSON arguments in, `CallToolResult` JSON out.
+//! The tools: their catalog (what `tools/list` shows), the one table that runs them
+//! ([`TOOLS`]), and the checks every call passes first. JSON arguments in, `CallToolResult`
+//! JSON out.
+//!
+//! A call is validated against its tool's input schema — types as the reference reports
+//! them, then the constraints the schema declares and the request limits (`limits.rs`) —
+//! before its tool runs, so no tool checks its arguments again.
 
 pub mod args;
 pub mod graph_tools;
@@ -7,18 +13,20 @@ pub mod output;
 pub mod plan;
 pub mod query;
 pub mod search_tools;
+pub mod validate;
 pub mod view;
 pub mod writes;
 
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
-use serde::Deserialize;
 use serde_json::Value;
 
 use crate::graph::Graph;
-use crate::validate::{self, Issue};
-pub use plan::Plan;
+use crate::index::Indexes;
+use crate::json;
+use crate::memory::Change;
+use validate::{Issue, Problem};
 
 /// The reference server's nine tools, verbatim.
 const CATALOG_JSON: &str = include_str!("catalog.json");
@@ -32,6 +40,91 @@ const EXTENDED_JSON: [&str; 3] = [
 
 /// Optional arguments (and result fields) added to read_graph, search_nodes and open_nodes.
 const READS_JSON: &str = include_str!("extended/reads.json");
+
+/// What a tool reads: the graph and its indexes.
+#[derive(Clone, Copy)]
+pub struct Ctx<'a> {
+    /// The graph as it stands.
+    pub graph: &'a Graph,
+    /// Its search indexes.
+    pub indexes: &'a Indexes,
+}
+
+/// A planned change: what to log (nothing for a no-op) and the tool result to send once it
+/// is applied. The record is applied from its bytes, exactly as replay will apply it.
+pub struct Plan {
+    /// The change to log and apply.
+    pub change: Change,
+    /// The `CallToolResult` JSON to reply with once the change is applied.
+    pub result: String,
+}
+
+/// How a tool runs. Arguments have passed their schema (types and constraints).
+#[derive(Clone, Copy)]
+pub enum Run {
+    /// A read: the `CallToolResult` JSON, or a failure text.
+    Read(fn(Ctx<'_>, &Value) -> Result<String, String>),
+    /// A change, planned against the graph without changing it.
+    Write(fn(Ctx<'_>, &Value) -> Result<Plan, String>),
+    /// Rewriting the log as the graph (the `compact` tool).
+    Compact,
+}
+
+/// A tool: its name, as in the catalog, and how it runs.
+pub struct ToolDef {
+    /// The tool's name.
+    pub name: &'static str,
+    /// How it runs.
+    pub run: Run,
+}
+
+const fn read(name: &'static str, f: fn(Ctx<'_>, &Value) -> Result<String, String>) -> ToolDef {
+    ToolDef {
+        name,
+        run: Run::Read(f),
+    }
+}
+
+const fn write(name: &'static str, f: fn(Ctx<'_>, &Value) -> Result<Plan, String>) -> ToolDef {
+    ToolDef {
+        name,
+        run: Run::Write(f),
+    }
+}
+
+/// Every tool, in the catalog's order (a test holds the two together).
+pub const TOOLS: &[ToolDef] = &[
+    write("create_entities", plan::create_entities),
+    write("create_relations", plan::create_relations),
+    write("add_observations", plan::add_observations),
+    write("delete_entities", plan::delete_entities),
+    write("delete_observations", plan::delete_observations),
+    write("delete_relations", plan::delete_relations),
+    read("read_graph", query::read_graph),
+    read("search_nodes", query::search_nodes),
+    read("open_nodes", query::open_nodes),
+    write("upsert_entities", writes::upsert_entities),
+    write("merge_entities", writes::merge_entities),
+    ToolDef {
+        name: "compact",
+        run: Run::Compact,
+    },
+    read("get_entity", graph_tools::get_entity),
+    read("batch_get_entities", graph_tools::batch_get_entities),
+    read("entity_exists", graph_tools::entity_exists),
+    read("graph_stats", graph_tools::graph_stats),
+    read("search_relations", graph_tools::search_relations),
+    read("describe_entity", graph_tools::describe_entity),
+    read("degree", graph_tools::degree),
+    read("find_path", graph_tools::find_path),
+    read("find_all_paths", graph_tools::find_all_paths),
+    read("extract_subgraph", graph_tools::extract_subgraph),
+    read("get_neighbors", graph_tools::get_neighbors),
+    read("list_entity_types", graph_tools::list_entity_types),
+    read("list_relation_types", graph_tools::list_relation_types),
+    read("export_graph", graph_tools::export_graph),
+    read("search", search_tools::search),
+];
 
 /// Adds `extended/reads.json`'s properties to the bounded read tools: their arguments, their
 /// results' top level, and entities that may come without observations (outline).
@@ -65,38 +158,43 @@ fn extend_reads(catalog: &mut Value) {
     }
 }
 
-/// Tool definitions, parsed once.
+/// The catalog's tool definitions, in listing order.
+fn definitions() -> Vec<Value> {
+    let mut catalog: Value = serde_json::from_str(CATALOG_JSON).expect("catalog.json is valid");
+    extend_reads(&mut catalog);
+    let mut tools = match catalog["tools"].take() {
+        Value::Array(tools) => tools,
+        _ => Vec::new(),
+    };
+    for extra in EXTENDED_JSON {
+        let mut extra: Value = serde_json::from_str(extra).expect("extended/*.json is valid");
+        if let Value::Array(more) = extra["tools"].take() {
+            tools.extend(more);
+        }
+    }
+    tools
+}
+
+/// Tool definitions, parsed once: the `tools/list` result, and each tool's input schema
+/// with the request limits added, by position in [`TOOLS`].
 pub struct Catalog {
     list_result: String,
-    input_schemas: Vec<(String, Value)>,
+    input_schemas: Vec<Value>,
 }
 
 impl Default for Catalog {
     fn default() -> Self {
-        let mut catalog: Value = serde_json::from_str(CATALOG_JSON).expect("catalog.json is valid");
-        extend_reads(&mut catalog);
-        for extra in EXTENDED_JSON {
-            let extra: Value = serde_json::from_str(extra).expect("extended/*.json is valid");
-            let tools = extra["tools"]
-                .as_array()
-                .expect("extended/*.json lists tools");
-            if let Some(list) = catalog["tools"].as_array_mut() {
-                list.extend(tools.iter().cloned());
-            }
-        }
-        let input_schemas = catalog["tools"]
-            .as_array()
-            .expect("catalog.json lists tools")
+        let tools = definitions();
+        let input_schemas = tools
             .iter()
             .map(|t| {
-                (
-                    t["name"].as_str().unwrap_or("").to_string(),
-                    t["inputSchema"].clone(),
-                )
+                let mut schema = t["inputSchema"].clone();
+                limits::constrain(&mut schema, None);
+                schema
             })
             .collect();
         Catalog {
-            list_result: output::compact(&catalog),
+            list_result: format!(r#"{{"tools":{}}}"#, json::compact(&tools)),
             input_schemas,
         }
     }
@@ -108,11 +206,10 @@ impl Catalog {
         &self.list_result
     }
 
-    fn input_schema(&self, name: &str) -> Option<&Value> {
-        self.input_schemas
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, s)| s)
+    /// The tool called `name` and its input schema (limits included).
+    fn tool(&self, name: &str) -> Option<(&'static ToolDef, &Value)> {
+        let at = TOOLS.iter().position(|t| t.name == name)?;
+        Some((&TOOLS[at], self.input_schemas.get(at)?))
     }
 }
 
@@ -120,92 +217,73 @@ impl Catalog {
 pub enum Outcome {
     /// A finished result: a read, or a failure (`isError`).
     Done(String),
-    /// A mutation to log and apply before replying.
+    /// A change to log and apply before replying.
     Change(Plan),
     /// Rewriting the log as the graph (the `compact` tool).
     Compact,
 }
 
-fn parse<'a, T: Deserialize<'a>>(args: &'a Value) -> Result<T, String> {
+/// Reads a tool's arguments (already checked against its schema) into `T`.
+pub(crate) fn parse<'a, T: serde::Deserialize<'a>>(args: &'a Value) -> Result<T, String> {
     T::deserialize(args).map_err(|e| e.to_string())
 }
 
 /// Validates the arguments against the tool's input schema and runs the tool.
-pub fn run(catalog: &Catalog, graph: &Graph, name: &str, arguments: &Value) -> Outcome {
-    let Some(schema) = catalog.input_schema(name) else {
-        return Outcome::Done(output::failure(&format!(
-            "MCP error -32602: Tool {name} not found"
-        )));
+pub fn run(catalog: &Catalog, ctx: Ctx<'_>, name: &str, arguments: &Value) -> Outcome {
+    let failure = |message: &str| Outcome::Done(output::failure(message));
+    let Some((tool, schema)) = catalog.tool(name) else {
+        return failure(&format!("MCP error -32602: Tool {name} not found"));
     };
     let mut issues = Vec::new();
     validate::check(schema, Some(arguments), &mut Vec::new(), &mut issues);
-    if !issues.is_empty() {
-        let list: Vec<String> = issues.iter().map(Issue::message_at).collect();
-        return Outcome::Done(output::failure(&format!(
-            "MCP error -32602: Input validation error: Invalid arguments for tool {name}: {}",
-            list.join("\n")
-        )));
+    if let Some(message) = refusal(name, &issues) {
+        return failure(&message);
     }
-    if let Err(e) = limits::check(arguments) {
-        return Outcome::Done(output::failure(&format!(
-            "Request limit exceeded in {name}: {e}"
-        )));
-    }
-    dispatch(graph, name, arguments).unwrap_or_else(|e| Outcome::Done(output::failure(&e)))
+    let outcome = match tool.run {
+        Run::Read(f) => f(ctx, arguments).map(Outcome::Done),
+        Run::Write(f) => f(ctx, arguments).map(Outcome::Change),
+        Run::Compact => Ok(Outcome::Compact),
+    };
+    outcome.unwrap_or_else(|e| failure(&e))
 }
 
-fn dispatch(graph: &Graph, name: &str, a: &Value) -> Result<Outcome, String> {
-    use Outcome::{Change, Done};
-    use args::*;
-    Ok(match name {
-        "create_entities" => Change(plan::create_entities(
-            graph,
-            &parse::<CreateEntities>(a)?.entities,
-        )),
-        "create_relations" => Change(plan::create_relations(
-            graph,
-            &parse::<Relations>(a)?.relations,
-        )),
-        "add_observations" => Change(plan::add_observations(
-            graph,
-            &parse::<AddObservations>(a)?.observations,
-        )?),
-        "delete_entities" => Change(plan::delete_entities(
-            graph,
-            &parse::<DeleteEntities>(a)?.entity_names,
-        )),
-        "delete_observations" => Change(plan::delete_observations(
-            graph,
-            &parse::<DeleteObservations>(a)?.deletions,
-        )),
-        "delete_relations" => Change(plan::delete_relations(
-            graph,
-            &parse::<Relations>(a)?.relations,
-        )),
-        "read_graph" => Done(query::read_graph(graph, &parse(a)?)?),
-        "search_nodes" => Done(query::search_nodes(
-            graph,
-            parse::<SearchNodes>(a)?.query,
-            &parse(a)?,
-        )?),
-        "open_nodes" => Done(query::open_nodes(
-            graph,
-            &parse::<OpenNodes>(a)?.names,
-            &parse(a)?,
-        )?),
-        "upsert_entities" => Change(writes::upsert_entities(
-            graph,
-            &parse::<writes::Upsert>(a)?.entities,
-        )),
-        "merge_entities" => {
-            let merge = parse::<writes::Merge>(a)?;
-            Change(writes::merge_entities(graph, merge.source, merge.target)?)
-        }
-        "compact" => Outcome::Compact,
-        _ => match graph_tools::call(graph, name, a).or_else(|| search_tools::call(graph, name, a))
-        {
-            Some(result) => Done(result?),
-            None => return Err(format!("MCP error -32602: Tool {name} not found")),
-        },
-    })
+/// The failure text for a call with these issues, or `None` when it has none. Type issues
+/// are reported all together in the reference's words; otherwise the first request limit
+/// exceeded, else the first constraint broken.
+fn refusal(name: &str, issues: &[Issue]) -> Option<String> {
+    let types: Vec<String> = issues
+        .iter()
+        .filter(|i| i.is_type())
+        .map(Issue::message_at)
+        .collect();
+    if !types.is_empty() {
+        return Some(format!(
+            "MCP error -32602: Input validation error: Invalid arguments for tool {name}: {}",
+            types.join("\n")
+        ));
+    }
+    let is_limit =
+        |i: &&Issue| matches!(i.problem, Problem::TooLong { .. } | Problem::TooMany { .. });
+    if let Some(limit) = issues.iter().find(is_limit) {
+        return Some(format!(
+            "Request limit exceeded in {name}: {}",
+            limits::describe(limit)
+        ));
+    }
+    issues.first().map(Issue::message_at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tool_table_and_the_catalog_list_the_same_tools_in_the_same_order() {
+        let listed: Vec<String> = definitions()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap_or_default().to_string())
+            .collect();
+        let table: Vec<&str> = TOOLS.iter().map(|t| t.name).collect();
+        assert_eq!(listed, table);
+    }
 }

@@ -7,54 +7,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use serde::Serialize;
 
-use crate::graph::{Entity, EntityId, Graph, Relation, RelationId};
+use crate::graph::{EntityId, Graph, RelationId};
 use crate::json;
-
-/// An entity as tools and files show it.
-#[derive(Serialize, Debug, Clone, PartialEq, Eq)]
-pub struct EntityJson<'a> {
-    /// The entity's name.
-    pub name: &'a str,
-    /// The entity's type.
-    #[serde(rename = "entityType")]
-    pub entity_type: &'a str,
-    /// Its observations, oldest first.
-    pub observations: Vec<&'a str>,
-}
-
-impl<'g> EntityJson<'g> {
-    /// The JSON view of a graph entity.
-    pub fn of(graph: &'g Graph, e: &'g Entity) -> Self {
-        EntityJson {
-            name: graph.text(e.name),
-            entity_type: graph.text(e.entity_type),
-            observations: e.observations.iter().map(|&o| graph.text(o)).collect(),
-        }
-    }
-}
-
-/// A relation as tools and files show it.
-#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RelationJson<'a> {
-    /// Name where the relation starts.
-    pub from: &'a str,
-    /// Name where the relation ends.
-    pub to: &'a str,
-    /// The relation's type.
-    #[serde(rename = "relationType")]
-    pub relation_type: &'a str,
-}
-
-impl<'g> RelationJson<'g> {
-    /// The JSON view of a graph relation.
-    pub fn of(graph: &'g Graph, r: &'g Relation) -> Self {
-        RelationJson {
-            from: graph.text(r.from),
-            to: graph.text(r.to),
-            relation_type: graph.text(r.relation_type),
-        }
-    }
-}
 
 /// Writes `{entities, relations}` results directly, without intermediate values: read_graph
 /// on a large graph is the biggest answer a tool gives, and this is its hot path.
@@ -270,19 +224,9 @@ struct Message<'a> {
     message: &'a str,
 }
 
-/// `JSON.stringify(value, null, 2)`.
-pub fn pretty<T: Serialize + ?Sized>(value: &T) -> String {
-    serde_json::to_string_pretty(value).expect("tool output always serializes")
-}
-
-/// Compact JSON text.
-pub fn compact<T: Serialize + ?Sized>(value: &T) -> String {
-    serde_json::to_string(value).expect("tool output always serializes")
-}
-
 /// A success whose text is `text` and whose structuredContent is `structured`.
 pub fn success<S: Serialize>(text: &str, structured: &S) -> String {
-    compact(&Success {
+    json::compact(&Success {
         content: [Text { kind: "text", text }],
         structured,
     })
@@ -301,7 +245,7 @@ pub fn success_message(message: &str) -> String {
 
 /// A tool error: `{"content":[{"type":"text","text":message}],"isError":true}`.
 pub fn failure(message: &str) -> String {
-    compact(&Failure {
+    json::compact(&Failure {
         content: [Text {
             kind: "text",
             text: message,
@@ -313,7 +257,8 @@ pub fn failure(message: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{NewEntity, Record, Triple};
+    use crate::model::{Entity, Relation};
+    use crate::record::Record;
     use alloc::vec;
     use serde_json::Value;
 
@@ -322,23 +267,29 @@ mod tests {
     fn graph_result_equals_serde_json_formatting() {
         let mut g = Graph::default();
         let nasty = "q\"b\\n\nt\tc\u{1}é😀\u{2028}";
-        g.apply(&Record::CreateEntities(vec![
-            NewEntity {
-                name: "A",
-                entity_type: "t",
-                observations: vec![],
-            },
-            NewEntity {
-                name: nasty,
-                entity_type: "",
-                observations: vec!["x", nasty, ""],
-            },
-        ]));
-        g.apply(&Record::CreateRelations(vec![Triple {
-            from: "A",
-            to: nasty,
-            relation_type: "r",
-        }]));
+        g.apply(
+            &Record::CreateEntities(vec![
+                Entity {
+                    name: "A",
+                    entity_type: "t",
+                    observations: vec![],
+                },
+                Entity {
+                    name: nasty,
+                    entity_type: "",
+                    observations: vec!["x", nasty, ""],
+                },
+            ]),
+            &mut (),
+        );
+        g.apply(
+            &Record::CreateRelations(vec![Relation {
+                from: "A",
+                to: nasty,
+                relation_type: "r",
+            }]),
+            &mut (),
+        );
         let ents: Vec<EntityId> = g.entities().map(|(id, _)| id).collect();
         let rels: Vec<RelationId> = g.relations().map(|(id, _)| id).collect();
         for (e, r) in [
@@ -349,17 +300,14 @@ mod tests {
         ] {
             #[derive(Serialize)]
             struct Oracle<'a> {
-                entities: Vec<EntityJson<'a>>,
-                relations: Vec<RelationJson<'a>>,
+                entities: Vec<Entity<'a>>,
+                relations: Vec<Relation<'a>>,
             }
             let oracle = Oracle {
-                entities: e
-                    .iter()
-                    .map(|&id| EntityJson::of(&g, g.entity(id)))
-                    .collect(),
+                entities: e.iter().map(|&id| g.entity_text(g.entity(id))).collect(),
                 relations: r
                     .iter()
-                    .map(|&id| RelationJson::of(&g, g.relation(id)))
+                    .map(|&id| g.relation_text(g.relation(id)))
                     .collect(),
             };
             let graph = serde_json::to_value(&oracle).unwrap();

@@ -3,12 +3,16 @@
 
 use alloc::string::String;
 use alloc::vec::Vec;
+use serde_json::Value;
 
-use super::output;
+use super::args::{OpenNodes, SearchNodes, count};
 use super::view::{self, View};
+use super::{Ctx, output, parse};
 use crate::graph::{EntityId, Graph, RelationId};
-use crate::search;
-use crate::substring::Needle;
+use crate::hash::HashSet;
+use crate::index::Indexes;
+use crate::index::search;
+use crate::index::substring::Needle;
 
 fn everything(graph: &Graph) -> (Vec<EntityId>, Vec<RelationId>) {
     (
@@ -18,12 +22,14 @@ fn everything(graph: &Graph) -> (Vec<EntityId>, Vec<RelationId>) {
 }
 
 /// read_graph: every entity, then every relation, in insertion order.
-pub fn read_graph(graph: &Graph, bounds: &View<'_>) -> Result<String, String> {
+pub fn read_graph(t: Ctx<'_>, a: &Value) -> Result<String, String> {
+    let bounds: View = parse(a)?;
+    let graph = t.graph;
     let (entities, relations) = everything(graph);
     if bounds.is_plain() {
         return Ok(output::graph_result(graph, &entities, &relations));
     }
-    view::page(graph, &entities, bounds)
+    view::page(graph, &entities, &bounds)
 }
 
 /// The text read_graph returns (and `memory://knowledge-graph` holds), as a JSON string.
@@ -52,23 +58,24 @@ pub const QUESTION_HITS: usize = 20;
 /// query has several words or that set is smaller than the limit (`limit`, else
 /// [`QUESTION_HITS`]), up to that many of the best ranked word matches (`search::question`)
 /// not already in it: a question asked in words finds what a substring never would.
-pub fn search_nodes(graph: &Graph, query: &str, bounds: &View<'_>) -> Result<String, String> {
-    let found = reference_matches(graph, query);
-    let mut ranked = search::rank(graph, &found, query);
-    let limit = bounds
-        .limit
-        .map_or(QUESTION_HITS, |l| usize::try_from(l).unwrap_or(usize::MAX));
+pub fn search_nodes(t: Ctx<'_>, a: &Value) -> Result<String, String> {
+    let (query, bounds): (SearchNodes, View) = (parse(a)?, parse(a)?);
+    let (graph, query) = (t.graph, query.query);
+    let found = reference_matches(graph, t.indexes, query);
+    let index = t.indexes.ranked(graph);
+    let mut ranked = search::rank(index, &found, query);
+    let limit = bounds.limit.map_or(QUESTION_HITS, count);
     if search::has_several_words(query) || ranked.len() < limit {
-        let known: crate::hash::HashSet<EntityId> = found.iter().copied().collect();
-        let more = search::question(graph, query, limit.min(MAX_QUESTION_HITS));
+        let known: HashSet<EntityId> = found.iter().copied().collect();
+        let more = search::question(graph, index, query, limit.min(MAX_QUESTION_HITS));
         ranked.extend(more.into_iter().filter(|id| !known.contains(id)));
     }
-    subgraph(graph, &ranked, bounds)
+    subgraph(graph, &ranked, &bounds)
 }
 
 /// The reference's search_nodes set, in graph order: entities whose name, type or an
 /// observation contains `query` after JavaScript's `toLowerCase` of both.
-pub fn reference_matches(graph: &Graph, query: &str) -> Vec<EntityId> {
+pub fn reference_matches(graph: &Graph, indexes: &Indexes, query: &str) -> Vec<EntityId> {
     let needle = query.to_lowercase();
     let matcher = Needle::new(&needle);
     let s = graph.strings();
@@ -78,7 +85,7 @@ pub fn reference_matches(graph: &Graph, query: &str) -> Vec<EntityId> {
             || hit(s.lower(e.entity_type))
             || e.observations.iter().any(|&o| hit(s.lower(o)))
     };
-    match graph.substring_candidates(&needle) {
+    match indexes.substring_candidates(graph, &needle) {
         Some(candidates) => candidates
             .into_iter()
             .filter(|&id| matches(graph.entity(id)))
@@ -96,27 +103,31 @@ const MAX_QUESTION_HITS: usize = 100;
 
 /// open_nodes: the entities with these exact names, in graph order, and every relation
 /// starting or ending at one of them.
-pub fn open_nodes(graph: &Graph, names: &[&str], bounds: &View<'_>) -> Result<String, String> {
+pub fn open_nodes(t: Ctx<'_>, a: &Value) -> Result<String, String> {
+    let (names, bounds): (OpenNodes, View) = (parse(a)?, parse(a)?);
+    let graph = t.graph;
     let mut found: Vec<EntityId> = names
+        .names
         .iter()
         .flat_map(|n| graph.named(n).iter().copied())
         .collect();
     found.sort_unstable();
     found.dedup();
-    subgraph(graph, &found, bounds)
+    subgraph(graph, &found, &bounds)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{NewEntity, Observations, Record};
+    use crate::model::{Entity, Observations};
+    use crate::record::Record;
     use alloc::string::String;
     use alloc::vec;
     use proptest::prelude::*;
 
     /// Names of the entities search_nodes' substring match finds, sorted.
-    fn found(graph: &Graph, query: &str) -> Vec<String> {
-        reference_matches(graph, query)
+    fn found(graph: &Graph, indexes: &Indexes, query: &str) -> Vec<String> {
+        reference_matches(graph, indexes, query)
             .into_iter()
             .map(|id| graph.text(graph.entity(id).name).into())
             .sorted()
@@ -175,26 +186,26 @@ mod tests {
         /// was built early (by a search after the first change) or late, and kept up since.
         #[test]
         fn indexed_search_finds_what_a_scan_finds(ops in prop::collection::vec(op(), 1..40), queries in prop::collection::vec(text(), 1..6), early in 0..40usize) {
-            let mut g = Graph::default();
+            let (mut g, mut ix) = (Graph::default(), Indexes::default());
             for (step, op) in ops.iter().enumerate() {
                 if step == early {
-                    prop_assert_eq!(found(&g, &queries[0]), scanned(&g, &queries[0]));
+                    prop_assert_eq!(found(&g, &ix, &queries[0]), scanned(&g, &queries[0]));
                 }
                 let names: Vec<String> = g.entities().map(|(_, e)| String::from(g.text(e.name))).collect();
                 let pick = |i: &usize| names.get(i % names.len().max(1)).cloned().unwrap_or_default();
                 let record = match op {
-                    Op::Create(n, t, o) => Record::CreateEntities(vec![NewEntity {
+                    Op::Create(n, t, o) => Record::CreateEntities(vec![Entity {
                         name: n, entity_type: t, observations: o.iter().map(String::as_str).collect() }]),
                     Op::Add(i, o) => { let n = pick(i); g.apply(&Record::AddObservations(vec![Observations {
-                        entity: &n, contents: o.iter().map(String::as_str).collect() }])); continue; }
+                        entity: &n, contents: o.iter().map(String::as_str).collect() }]), &mut ix); continue; }
                     Op::DeleteObs(i, o) => { let n = pick(i); g.apply(&Record::DeleteObservations(vec![Observations {
-                        entity: &n, contents: o.iter().map(String::as_str).collect() }])); continue; }
-                    Op::Delete(i) => { let n = pick(i); g.apply(&Record::DeleteEntities(vec![&n])); continue; }
+                        entity: &n, contents: o.iter().map(String::as_str).collect() }]), &mut ix); continue; }
+                    Op::Delete(i) => { let n = pick(i); g.apply(&Record::DeleteEntities(vec![&n]), &mut ix); continue; }
                 };
-                g.apply(&record);
+                g.apply(&record, &mut ix);
             }
             for q in &queries {
-                prop_assert_eq!(found(&g, q), scanned(&g, q), "query {:?}", q);
+                prop_assert_eq!(found(&g, &ix, q), scanned(&g, q), "query {:?}", q);
             }
         }
     }

@@ -1,27 +1,40 @@
 //! The ranked `search` tool. Its definition is in `extended/search.json`; the engine is
-//! [`crate::search`].
+//! [`crate::index::search`].
 
-use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::output;
+use super::args::count;
+use super::{Ctx, output, parse};
 use crate::graph::Graph;
-use crate::search::{self, Options};
+use crate::index::search::{self, Options, SearchIndex};
+use crate::json;
+use crate::model::Entity;
 
 /// Hits per page when the call does not say.
 const DEFAULT_LIMIT: usize = 10;
-/// Most hits per page.
-const MAX_LIMIT: usize = 100;
 
+/// search's arguments (their bounds are in its schema).
+#[derive(Deserialize)]
+struct SearchArgs<'a> {
+    query: &'a str,
+    #[serde(rename = "entityType")]
+    entity_type: Option<&'a str>,
+    limit: Option<u64>,
+    offset: Option<u64>,
+    #[serde(default)]
+    expand: bool,
+    #[serde(default)]
+    explain: bool,
+}
+
+/// A hit: the entity, and how it ranked.
 #[derive(Serialize)]
 struct HitJson<'a> {
-    name: &'a str,
-    #[serde(rename = "entityType")]
-    entity_type: &'a str,
-    observations: Vec<&'a str>,
+    #[serde(flatten)]
+    entity: Entity<'a>,
     score: f64,
     matched: Vec<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -70,58 +83,43 @@ fn rounded(score: f32) -> f64 {
     (x as u64) as f64 / 10_000.0
 }
 
-/// An integer argument in `min..=max`, `default` when absent; an error naming the limit when
-/// outside it (never a silent clamp).
-fn count(args: &Value, key: &str, default: usize, min: usize, max: usize) -> Result<usize, String> {
-    let Some(v) = args.get(key) else {
-        return Ok(default);
-    };
-    match v.as_i64() {
-        Some(n) if n < min as i64 => Err(format!("{key} must be at least {min}")),
-        Some(n) if n as u64 > max as u64 => Err(format!("{key} must be at most {max}")),
-        Some(n) => Ok(n as usize),
-        None => Err(format!("{key} must be an integer")),
-    }
-}
-
 /// search: ranked full-text search (see `search.json` for the query language).
-pub fn search(graph: &Graph, args: &Value) -> Result<String, String> {
-    let query = args.get("query").and_then(Value::as_str).unwrap_or("");
+pub fn search(t: Ctx<'_>, a: &Value) -> Result<String, String> {
+    let graph = t.graph;
+    let args: SearchArgs = parse(a)?;
+    let (query, explain) = (args.query, args.explain);
     let options = Options {
-        entity_type: args.get("entityType").and_then(Value::as_str),
-        limit: count(args, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)?,
-        offset: count(args, "offset", 0, 0, u32::MAX as usize)?,
-        expand: args.get("expand").and_then(Value::as_bool).unwrap_or(false),
+        entity_type: args.entity_type,
+        limit: args.limit.map_or(DEFAULT_LIMIT, count),
+        offset: args.offset.map_or(0, count),
+        expand: args.expand,
     };
-    let explain = args
-        .get("explain")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
-    let results = search::search(graph, query, &options);
+    let index = t.indexes.ranked(graph);
+    let results = search::search(graph, index, query, &options);
     let hits = results
         .hits
         .iter()
-        .map(|f| {
-            let e = graph.entity(f.id);
-            HitJson {
-                name: graph.text(e.name),
-                entity_type: graph.text(e.entity_type),
-                observations: e.observations.iter().map(|&o| graph.text(o)).collect(),
-                score: rounded(f.score),
-                matched: f.matched().collect(),
-                explain: explain.then(|| explained(graph, query, f)),
-            }
+        .map(|f| HitJson {
+            entity: graph.entity_text(graph.entity(f.id)),
+            score: rounded(f.score),
+            matched: f.matched().collect(),
+            explain: explain.then(|| explained(graph, index, query, f)),
         })
         .collect();
     let structured = SearchJson {
         hits,
         total: results.total,
     };
-    Ok(output::success(&output::pretty(&structured), &structured))
+    Ok(output::success(&json::pretty(&structured), &structured))
 }
 
 /// The explanation of one hit (see [`ExplainJson`]).
-fn explained<'g>(graph: &'g Graph, query: &str, f: &search::Found) -> ExplainJson<'g> {
+fn explained<'g>(
+    graph: &'g Graph,
+    index: &SearchIndex,
+    query: &str,
+    f: &search::Found,
+) -> ExplainJson<'g> {
     let expansion = f
         .boost
         .expanded_from
@@ -131,7 +129,7 @@ fn explained<'g>(graph: &'g Graph, query: &str, f: &search::Found) -> ExplainJso
             score: rounded(gain),
         });
     let gain = f.boost.expanded_from.map_or(0.0, |(_, _, g)| g);
-    let words = search::word_scores(graph, query, f.id)
+    let words = search::word_scores(index, query, f.id)
         .into_iter()
         .map(|(word, score, fields)| WordJson {
             word,
@@ -147,34 +145,14 @@ fn explained<'g>(graph: &'g Graph, query: &str, f: &search::Found) -> ExplainJso
     }
 }
 
-/// Runs the search tool `name` (arguments already checked against its schema): `None` if
-/// `name` is not one of these tools, else the `CallToolResult` JSON or a failure text.
-pub fn call(graph: &Graph, name: &str, args: &Value) -> Option<Result<String, String>> {
-    match name {
-        "search" => Some(search(graph, args)),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
-    fn rounds_scores_and_refuses_counts_out_of_range() {
+    fn rounds_scores_to_four_decimals() {
         assert_eq!(rounded(1.234_56), 1.2346);
         assert_eq!(rounded(0.0), 0.0);
-        let args = json!({"limit": 500, "offset": -3, "fine": 20});
-        assert_eq!(
-            count(&args, "limit", 10, 1, 100),
-            Err("limit must be at most 100".into())
-        );
-        assert_eq!(
-            count(&args, "offset", 0, 0, 9),
-            Err("offset must be at least 0".into())
-        );
-        assert_eq!(count(&args, "fine", 10, 1, 100), Ok(20));
-        assert_eq!(count(&args, "missing", 10, 1, 100), Ok(10));
+        assert_eq!(rounded(-0.5), 0.0);
     }
 }

@@ -9,9 +9,11 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
-use super::output::{self, RelationJson};
+use super::output;
 use crate::graph::{EntityId, Graph};
 use crate::hash::HashSet;
+use crate::json;
+use crate::model::Relation;
 
 /// Characters counted as one token when budgeting: English JSON runs about four characters
 /// a token; three leaves room for text that tokenizes worse.
@@ -60,7 +62,7 @@ struct EntityView<'a> {
 #[derive(Serialize)]
 struct Page<'a> {
     entities: Vec<EntityView<'a>>,
-    relations: Vec<RelationJson<'a>>,
+    relations: Vec<Relation<'a>>,
     /// Entities that match, across all pages.
     total: usize,
     #[serde(rename = "nextCursor", skip_serializing_if = "Option::is_none")]
@@ -82,7 +84,7 @@ fn offset_of(cursor: &str) -> Result<usize, String> {
 
 /// Pretty JSON length of `value` nested `depth` levels deep (two spaces each per line).
 fn cost<T: Serialize>(value: &T, depth: usize) -> usize {
-    let text = output::pretty(value);
+    let text = json::pretty(value);
     text.len() + text.lines().count() * 2 * depth + 2
 }
 
@@ -136,7 +138,7 @@ pub fn page(graph: &Graph, found: &[EntityId], view: &View<'_>) -> Result<String
             let added = cost(&shown, 2)
                 + touching
                     .iter()
-                    .map(|&r| cost(&RelationJson::of(graph, graph.relation(r)), 2))
+                    .map(|&r| cost(&graph.relation_text(graph.relation(r)), 2))
                     .sum::<usize>();
             if used + added > budget {
                 if entities.is_empty() {
@@ -161,10 +163,10 @@ pub fn page(graph: &Graph, found: &[EntityId], view: &View<'_>) -> Result<String
         entities,
         relations: relation_ids
             .iter()
-            .map(|&r| RelationJson::of(graph, graph.relation(r)))
+            .map(|&r| graph.relation_text(graph.relation(r)))
             .collect(),
         total: matching.len(),
         next_cursor: (next < matching.len() && next > start).then(|| cursor_of(next)),
     };
-    Ok(output::success(&output::pretty(&page), &page))
+    Ok(output::success(&json::pretty(&page), &page))
 }

@@ -1,16 +1,16 @@
-//! Shared test helpers: in-memory logs (one plain, one that simulates power cuts), a small
-//! deterministic RNG, and functions that speak MCP to a [`Memory`].
+//! Shared test helpers: functions that speak MCP to a [`Server`], and the reference's
+//! shapes. The in-memory logs and disks are the core's own (`mcp_memory_core::testing`).
 
 #![allow(dead_code)]
 
 pub mod model;
 pub mod ops;
 
-use std::cell::RefCell;
-use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use mcp_memory_core::{Changes, Contents, Log, LogError, Memory, frame};
+#[allow(unused_imports)]
+pub use mcp_memory_core::testing::{CrashLog, CrashRng, MemDir, MemDisk, MemLog};
+use mcp_memory_core::{Log, Server};
 use serde_json::{Value, json};
 
 /// The reference server's nine tools, in its listing order.
@@ -35,465 +35,26 @@ pub fn cases(default: u32) -> u32 {
 }
 
 // ---------------------------------------------------------------------------------------------
-// MemLog
-// ---------------------------------------------------------------------------------------------
-
-/// What a [`MemLog`] holds and how it has been used. Shared between the log the memory owns
-/// and the handles the test keeps.
-#[derive(Debug)]
-pub struct MemState {
-    /// What the log holds now (foreign bytes until replaced, then records).
-    pub contents: Contents,
-    /// Record payloads appended since opening, in order (also included in `contents`).
-    pub appended: Vec<Vec<u8>>,
-    /// Number of records durable after the last successful `sync`.
-    pub synced_records: usize,
-    /// Calls of each operation that succeeded.
-    pub replays: usize,
-    /// Successful appends.
-    pub appends: usize,
-    /// Successful syncs.
-    pub syncs: usize,
-    /// Successful replaces.
-    pub replaces: usize,
-    /// Failures to inject into the next call of each operation.
-    pub fail_append: Option<String>,
-    /// See `fail_append`.
-    pub fail_sync: Option<String>,
-    /// See `fail_append`.
-    pub fail_replace: Option<String>,
-    /// What another writer did since the memory last refreshed, not yet seen by it.
-    pub others: Option<Changes>,
-    /// Calls of `refresh`.
-    pub refreshes: usize,
-}
-
-/// An in-memory [`Log`] that keeps record payloads. Clones share one state, so a test keeps a
-/// clone to look inside the log it handed to a [`Memory`].
-#[derive(Clone, Debug)]
-pub struct MemLog(pub Rc<RefCell<MemState>>);
-
-impl Default for MemLog {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl MemLog {
-    /// An empty log.
-    pub fn new() -> Self {
-        Self::starting_with(Contents::Records(Vec::new()))
-    }
-
-    /// A log that already holds `contents`.
-    pub fn starting_with(contents: Contents) -> Self {
-        let synced_records = match &contents {
-            Contents::Records(r) => r.len(),
-            Contents::Foreign(_) => 0,
-        };
-        MemLog(Rc::new(RefCell::new(MemState {
-            contents,
-            appended: Vec::new(),
-            synced_records,
-            replays: 0,
-            appends: 0,
-            syncs: 0,
-            replaces: 0,
-            fail_append: None,
-            fail_sync: None,
-            fail_replace: None,
-            others: None,
-            refreshes: 0,
-        })))
-    }
-
-    /// A log holding a reference JSONL file.
-    pub fn foreign(bytes: &[u8]) -> Self {
-        Self::starting_with(Contents::Foreign(bytes.to_vec()))
-    }
-
-    /// The record payloads the log holds now (panics if it still holds foreign bytes).
-    pub fn records(&self) -> Vec<Vec<u8>> {
-        match &self.0.borrow().contents {
-            Contents::Records(r) => r.clone(),
-            Contents::Foreign(_) => panic!("the log still holds foreign bytes"),
-        }
-    }
-
-    /// What the log holds now.
-    pub fn contents(&self) -> Contents {
-        self.0.borrow().contents.clone()
-    }
-
-    /// Number of records the log holds now.
-    pub fn len(&self) -> usize {
-        self.records().len()
-    }
-
-    /// Successful appends so far.
-    pub fn appends(&self) -> usize {
-        self.0.borrow().appends
-    }
-
-    /// Successful syncs so far.
-    pub fn syncs(&self) -> usize {
-        self.0.borrow().syncs
-    }
-
-    /// Successful replaces so far.
-    pub fn replaces(&self) -> usize {
-        self.0.borrow().replaces
-    }
-
-    /// Makes the next append fail with `message`.
-    pub fn fail_next_append(&self, message: &str) {
-        self.0.borrow_mut().fail_append = Some(message.to_string());
-    }
-
-    /// Makes the next sync fail with `message`.
-    pub fn fail_next_sync(&self, message: &str) {
-        self.0.borrow_mut().fail_sync = Some(message.to_string());
-    }
-
-    /// Makes the next replace fail with `message`.
-    pub fn fail_next_replace(&self, message: &str) {
-        self.0.borrow_mut().fail_replace = Some(message.to_string());
-    }
-
-    /// Appends a record as another process would: the memory sees it at its next refresh.
-    pub fn append_as_other_writer(&self, entry: Vec<u8>) {
-        let mut s = self.0.borrow_mut();
-        match &mut s.contents {
-            Contents::Records(r) => r.push(entry.clone()),
-            Contents::Foreign(_) => panic!("another writer cannot append to foreign bytes"),
-        }
-        match &mut s.others {
-            Some(Changes::Appended(r) | Changes::Replaced(r)) => r.push(entry),
-            None => s.others = Some(Changes::Appended(vec![entry])),
-        }
-    }
-
-    /// Replaces the whole log as another process would (a conversion or compaction).
-    pub fn replace_as_other_writer(&self, entries: Vec<Vec<u8>>) {
-        let mut s = self.0.borrow_mut();
-        s.contents = Contents::Records(entries.clone());
-        s.others = Some(Changes::Replaced(entries));
-    }
-
-    /// Calls of `refresh` so far.
-    pub fn refreshes(&self) -> usize {
-        self.0.borrow().refreshes
-    }
-
-    /// A fresh log holding what this one holds now (a restart of the host).
-    pub fn reopened(&self) -> MemLog {
-        MemLog::starting_with(self.contents())
-    }
-}
-
-impl Log for MemLog {
-    fn replay(&mut self) -> Result<Contents, LogError> {
-        let mut s = self.0.borrow_mut();
-        s.replays += 1;
-        assert_eq!(s.replays, 1, "Log::replay must be called only once");
-        assert_eq!(
-            (s.appends, s.syncs, s.replaces),
-            (0, 0, 0),
-            "Log::replay must come before any other operation"
-        );
-        Ok(s.contents.clone())
-    }
-
-    fn refresh(&mut self) -> Result<Changes, LogError> {
-        let mut s = self.0.borrow_mut();
-        assert_eq!(s.replays, 1, "refresh before replay");
-        s.refreshes += 1;
-        Ok(s.others.take().unwrap_or(Changes::Appended(Vec::new())))
-    }
-
-    fn append(&mut self, entry: &[u8]) -> Result<(), LogError> {
-        let mut s = self.0.borrow_mut();
-        assert_eq!(s.replays, 1, "append before replay");
-        if let Some(e) = s.fail_append.take() {
-            return Err(LogError(e));
-        }
-        match &mut s.contents {
-            Contents::Records(r) => r.push(entry.to_vec()),
-            Contents::Foreign(_) => {
-                return Err(LogError("the log holds foreign bytes".into()));
-            }
-        }
-        s.appended.push(entry.to_vec());
-        s.appends += 1;
-        Ok(())
-    }
-
-    fn sync(&mut self) -> Result<(), LogError> {
-        let mut s = self.0.borrow_mut();
-        if let Some(e) = s.fail_sync.take() {
-            return Err(LogError(e));
-        }
-        s.syncs += 1;
-        s.synced_records = match &s.contents {
-            Contents::Records(r) => r.len(),
-            Contents::Foreign(_) => 0,
-        };
-        Ok(())
-    }
-
-    fn replace(&mut self, entries: &[Vec<u8>]) -> Result<(), LogError> {
-        let mut s = self.0.borrow_mut();
-        if let Some(e) = s.fail_replace.take() {
-            return Err(LogError(e));
-        }
-        s.contents = Contents::Records(entries.to_vec());
-        s.synced_records = entries.len();
-        s.replaces += 1;
-        Ok(())
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// A small deterministic RNG (splitmix64), seeded by proptest.
-// ---------------------------------------------------------------------------------------------
-
-/// A deterministic random number generator for crash simulation.
-#[derive(Clone, Debug)]
-pub struct CrashRng(u64);
-
-impl CrashRng {
-    /// A generator with this seed.
-    pub fn new(seed: u64) -> Self {
-        CrashRng(seed)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..=max`.
-    pub fn up_to(&mut self, max: usize) -> usize {
-        (self.next_u64() % (max as u64 + 1)) as usize
-    }
-
-    /// True with probability 1/n.
-    pub fn one_in(&mut self, n: u64) -> bool {
-        self.next_u64().is_multiple_of(n)
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// CrashLog
-// ---------------------------------------------------------------------------------------------
-
-/// The bytes of a [`CrashLog`] and how much of them is durable.
-#[derive(Debug)]
-pub struct CrashState {
-    /// The whole log file as written so far: header and frames.
-    pub bytes: Vec<u8>,
-    /// Length of the prefix of `bytes` that a power cut cannot lose.
-    pub durable: usize,
-    /// End offset of every whole frame in `bytes`, in order.
-    pub frame_ends: Vec<usize>,
-    /// Whether `sync` makes the bytes durable. `false` models a host whose durability
-    /// policy returns from `sync` at once and flushes later.
-    pub sync_is_durable: bool,
-    /// Number of `sync` calls.
-    pub syncs: usize,
-    /// Records handed out by `replay`, taken once.
-    pub replay: Option<Vec<Vec<u8>>>,
-}
-
-/// A [`Log`] kept as the bytes of a log file, in the spirit of redb's crash tests: it knows
-/// which prefix has been synced, and [`CrashLog::crash`] returns what a disk might hold
-/// after a power cut.
-#[derive(Clone, Debug)]
-pub struct CrashLog(pub Rc<RefCell<CrashState>>);
-
-impl Default for CrashLog {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl CrashLog {
-    /// A new log file: just the header, already durable (the host creates the file).
-    pub fn new() -> Self {
-        Self::from_disk(&frame::header())
-    }
-
-    /// A log file just created by the host: the header is written but, like any write
-    /// before the first sync, not yet durable.
-    pub fn new_file() -> Self {
-        let log = Self::new();
-        log.0.borrow_mut().durable = 0;
-        log
-    }
-
-    /// The log a host opens after a restart from these file bytes: a new log for an empty
-    /// file; otherwise it scans them, cuts off a torn tail as the host does, and hands the
-    /// records to the memory. Panics when the bytes are not a readable log.
-    pub fn from_disk(bytes: &[u8]) -> Self {
-        if bytes.is_empty() {
-            return Self::new(); // an empty file is a new log
-        }
-        let scan = frame::scan(bytes).unwrap_or_else(|e| panic!("the log does not scan: {e}"));
-        let records: Vec<Vec<u8>> = scan.records.iter().map(|r| r.to_vec()).collect();
-        let mut kept = bytes[..scan.valid_len].to_vec();
-        if kept.is_empty() {
-            kept = frame::header().to_vec();
-        }
-        let frame_ends = frame_ends(&kept);
-        CrashLog(Rc::new(RefCell::new(CrashState {
-            durable: kept.len(),
-            bytes: kept,
-            frame_ends,
-            sync_is_durable: true,
-            syncs: 0,
-            replay: Some(records),
-        })))
-    }
-
-    /// Chooses whether `sync` makes appended bytes durable from now on.
-    pub fn set_sync_is_durable(&self, durable: bool) {
-        self.0.borrow_mut().sync_is_durable = durable;
-    }
-
-    /// The whole file as written (what a clean shutdown leaves).
-    pub fn bytes(&self) -> Vec<u8> {
-        self.0.borrow().bytes.clone()
-    }
-
-    /// Number of whole frames written.
-    pub fn frames(&self) -> usize {
-        self.0.borrow().frame_ends.len()
-    }
-
-    /// Number of whole frames inside the durable prefix.
-    pub fn durable_frames(&self) -> usize {
-        let s = self.0.borrow();
-        s.frame_ends.iter().filter(|&&end| end <= s.durable).count()
-    }
-
-    /// Whether every written byte is durable.
-    pub fn all_durable(&self) -> bool {
-        let s = self.0.borrow();
-        s.durable == s.bytes.len()
-    }
-
-    /// Number of `sync` calls.
-    pub fn syncs(&self) -> usize {
-        self.0.borrow().syncs
-    }
-
-    /// What the disk might hold after a power cut now: the durable prefix, then an arbitrary
-    /// prefix of the bytes written after it (possibly ending mid-frame), then possibly zeros
-    /// where the file had grown but the data never reached the disk.
-    pub fn crash(&self, rng: &mut CrashRng) -> Vec<u8> {
-        let s = self.0.borrow();
-        let unsynced = &s.bytes[s.durable..];
-        let (kept, zeros) = match rng.up_to(3) {
-            0 => (0, 0),
-            1 => (unsynced.len(), 0),
-            2 => (rng.up_to(unsynced.len()), 0),
-            _ => {
-                let kept = rng.up_to(unsynced.len());
-                (kept, rng.up_to(unsynced.len() - kept))
-            }
-        };
-        let mut image = s.bytes[..s.durable + kept].to_vec();
-        image.resize(image.len() + zeros, 0);
-        image
-    }
-
-    /// The durable prefix alone: what survives a power cut that loses everything unsynced.
-    pub fn crash_losing_everything_unsynced(&self) -> Vec<u8> {
-        let s = self.0.borrow();
-        s.bytes[..s.durable].to_vec()
-    }
-}
-
-/// End offsets of the frames of a well-formed log.
-fn frame_ends(log: &[u8]) -> Vec<usize> {
-    let scan = frame::scan(log).expect("well-formed log");
-    assert!(scan.torn.is_none());
-    let mut at = frame::HEADER_LEN;
-    scan.records
-        .iter()
-        .map(|r| {
-            at += frame::FRAME_HEADER_LEN + r.len();
-            at
-        })
-        .collect()
-}
-
-impl Log for CrashLog {
-    fn replay(&mut self) -> Result<Contents, LogError> {
-        let records = self
-            .0
-            .borrow_mut()
-            .replay
-            .take()
-            .expect("Log::replay must be called only once");
-        Ok(Contents::Records(records))
-    }
-
-    fn refresh(&mut self) -> Result<Changes, LogError> {
-        Ok(Changes::Appended(Vec::new()))
-    }
-
-    fn append(&mut self, entry: &[u8]) -> Result<(), LogError> {
-        let mut s = self.0.borrow_mut();
-        frame::encode_frame(entry, &mut s.bytes);
-        let end = s.bytes.len();
-        s.frame_ends.push(end);
-        Ok(())
-    }
-
-    fn sync(&mut self) -> Result<(), LogError> {
-        let mut s = self.0.borrow_mut();
-        s.syncs += 1;
-        if s.sync_is_durable {
-            s.durable = s.bytes.len();
-        }
-        Ok(())
-    }
-
-    fn replace(&mut self, entries: &[Vec<u8>]) -> Result<(), LogError> {
-        let mut s = self.0.borrow_mut();
-        s.bytes = frame::encode_log(entries.iter().map(Vec::as_slice));
-        s.durable = s.bytes.len();
-        s.frame_ends = frame_ends(&s.bytes);
-        Ok(())
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
 // Speaking MCP
 // ---------------------------------------------------------------------------------------------
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 /// Opens a memory over `log`, failing the test if it cannot be opened.
-pub fn open<L: Log>(log: L) -> Memory<L> {
-    match Memory::open(log) {
+pub fn open<L: Log>(log: L) -> Server<L> {
+    match Server::open(log) {
         Ok((memory, _warnings)) => memory,
-        Err(e) => panic!("Memory::open failed: {e}"),
+        Err(e) => panic!("Server::open failed: {e}"),
     }
 }
 
 /// Opens a memory over `log` and returns its warnings too.
-pub fn open_with_warnings<L: Log>(log: L) -> (Memory<L>, Vec<String>) {
-    Memory::open(log).unwrap_or_else(|e| panic!("Memory::open failed: {e}"))
+pub fn open_with_warnings<L: Log>(log: L) -> (Server<L>, Vec<String>) {
+    Server::open(log).unwrap_or_else(|e| panic!("Server::open failed: {e}"))
 }
 
 /// Sends one raw line and parses every line the memory sends back.
-pub fn send<L: Log>(memory: &mut Memory<L>, line: &str) -> Vec<Value> {
+pub fn send<L: Log>(memory: &mut Server<L>, line: &str) -> Vec<Value> {
     memory
         .handle(line)
         .iter()
@@ -509,7 +70,7 @@ pub fn send<L: Log>(memory: &mut Memory<L>, line: &str) -> Vec<Value> {
 
 /// Sends a request and returns every message sent back (notifications, then the reply),
 /// checking that exactly the last one is the reply to this request.
-pub fn request_all<L: Log>(memory: &mut Memory<L>, method: &str, params: Value) -> Vec<Value> {
+pub fn request_all<L: Log>(memory: &mut Server<L>, method: &str, params: Value) -> Vec<Value> {
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
     let out = send(memory, &line);
@@ -530,14 +91,14 @@ pub fn request_all<L: Log>(memory: &mut Memory<L>, method: &str, params: Value) 
 }
 
 /// Sends a request and returns the reply (`{"result": …}` or `{"error": …}` object).
-pub fn request<L: Log>(memory: &mut Memory<L>, method: &str, params: Value) -> Value {
+pub fn request<L: Log>(memory: &mut Server<L>, method: &str, params: Value) -> Value {
     request_all(memory, method, params)
         .pop()
         .expect("a request gets a reply")
 }
 
 /// Calls a tool and returns every message sent back, the reply last.
-pub fn call_all<L: Log>(memory: &mut Memory<L>, tool: &str, args: Value) -> Vec<Value> {
+pub fn call_all<L: Log>(memory: &mut Server<L>, tool: &str, args: Value) -> Vec<Value> {
     request_all(
         memory,
         "tools/call",
@@ -546,7 +107,7 @@ pub fn call_all<L: Log>(memory: &mut Memory<L>, tool: &str, args: Value) -> Vec<
 }
 
 /// Calls a tool and returns the request id and the raw lines sent back.
-pub fn call_raw<L: Log>(memory: &mut Memory<L>, tool: &str, args: Value) -> (u64, Vec<String>) {
+pub fn call_raw<L: Log>(memory: &mut Server<L>, tool: &str, args: Value) -> (u64, Vec<String>) {
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     let line = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
                       "params": {"name": tool, "arguments": args}})
@@ -555,7 +116,7 @@ pub fn call_raw<L: Log>(memory: &mut Memory<L>, tool: &str, args: Value) -> (u64
 }
 
 /// Calls a tool and returns its `CallToolResult`.
-pub fn call<L: Log>(memory: &mut Memory<L>, tool: &str, args: Value) -> Value {
+pub fn call<L: Log>(memory: &mut Server<L>, tool: &str, args: Value) -> Value {
     let reply = call_all(memory, tool, args).pop().expect("reply");
     match reply.get("result") {
         Some(result) => result.clone(),
@@ -565,7 +126,7 @@ pub fn call<L: Log>(memory: &mut Memory<L>, tool: &str, args: Value) -> Value {
 
 /// Calls a tool that must succeed and returns its structuredContent, checking the envelope:
 /// one text item holding the pretty JSON of the content and no `isError` key.
-pub fn call_ok<L: Log>(memory: &mut Memory<L>, tool: &str, args: Value) -> Value {
+pub fn call_ok<L: Log>(memory: &mut Server<L>, tool: &str, args: Value) -> Value {
     let result = call(memory, tool, args);
     assert!(
         result.get("isError").is_none(),
@@ -586,14 +147,14 @@ pub fn call_ok<L: Log>(memory: &mut Memory<L>, tool: &str, args: Value) -> Value
 
 /// Calls a tool that must succeed once per 1,000 `items` (the per-request limit), passing
 /// them as the argument `key`.
-pub fn call_in_chunks<L: Log>(memory: &mut Memory<L>, tool: &str, key: &str, items: Vec<Value>) {
+pub fn call_in_chunks<L: Log>(memory: &mut Server<L>, tool: &str, key: &str, items: Vec<Value>) {
     for chunk in items.chunks(1000) {
         call_ok(memory, tool, json!({ key: chunk }));
     }
 }
 
 /// Calls a tool that must fail with a tool error and returns the error text.
-pub fn call_err<L: Log>(memory: &mut Memory<L>, tool: &str, args: Value) -> String {
+pub fn call_err<L: Log>(memory: &mut Server<L>, tool: &str, args: Value) -> String {
     let result = call(memory, tool, args);
     assert_eq!(
         result["isError"],
@@ -676,7 +237,7 @@ pub fn entity_names(result: &Value) -> Vec<String> {
 }
 
 /// The whole graph, as read_graph's structuredContent.
-pub fn graph<L: Log>(memory: &mut Memory<L>) -> Value {
+pub fn graph<L: Log>(memory: &mut Server<L>) -> Value {
     call_ok(memory, "read_graph", json!({}))
 }
 

@@ -1,7 +1,7 @@
 //! Random tool calls for property tests, and their application to a [`Memory`] and to the
 //! reference [`Model`] at once, checking that every reply is the reference's.
 
-use mcp_memory_core::{Log, Memory};
+use mcp_memory_core::{Log, Server};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -196,7 +196,7 @@ fn named_lists(list: &[(usize, Vec<usize>)]) -> Vec<(String, Vec<String>)> {
 /// Calls a tool that must succeed, checks that the reply is byte for byte the reference's
 /// for the structuredContent it carries, and returns that structuredContent. The text is
 /// the pretty JSON of the structuredContent, or of its `inner` field, or the `message`.
-fn ok_with_text<L: Log>(memory: &mut Memory<L>, tool: &str, args: Value, inner: &str) -> Value {
+fn ok_with_text<L: Log>(memory: &mut Server<L>, tool: &str, args: Value, inner: &str) -> Value {
     let (id, lines) = call_raw(memory, tool, args);
     let line = lines.last().expect("a reply");
     let reply: Value = serde_json::from_str(line).expect("reply is JSON");
@@ -218,7 +218,7 @@ fn ok_with_text<L: Log>(memory: &mut Memory<L>, tool: &str, args: Value, inner: 
 
 /// Applies `op` to the memory and to the model and asserts the memory answers exactly as
 /// the model. Returns whether the model changed.
-pub fn apply<L: Log>(memory: &mut Memory<L>, model: &mut Model, op: &Op) -> bool {
+pub fn apply<L: Log>(memory: &mut Server<L>, model: &mut Model, op: &Op) -> bool {
     let before = model.read_graph();
     match op {
         Op::CreateEntities(list) => {

@@ -18,31 +18,51 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt::Write;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
-use super::{Args, ok};
+use super::ok;
 use crate::graph::{EntityId, Graph, RelationId};
 use crate::hash::{HashMap, HashSet};
 use crate::intern::Sym;
-use crate::tools::output::{self, EntityJson, RelationJson};
+use crate::json;
+use crate::model::{Entity, Relation};
+use crate::tools::{Ctx, parse};
+
+/// The formats export_graph writes (its schema's `enum`).
+#[derive(Serialize, Deserialize, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+enum Format {
+    Json,
+    Mermaid,
+    Dot,
+}
+
+#[derive(Deserialize)]
+struct Selection<'a> {
+    format: Format,
+    #[serde(rename = "entityType")]
+    entity_type: Option<&'a str>,
+}
 
 #[derive(Serialize)]
-struct Export<'a> {
-    format: &'a str,
+struct Export {
+    format: Format,
     output: String,
 }
 
 /// export_graph: the selected entities and relations as text in the asked format.
-pub(super) fn export_graph(graph: &Graph, a: Args) -> Result<String, String> {
-    let format = match a.opt_str("format") {
-        Some(f @ ("json" | "mermaid" | "dot")) => f,
-        _ => return Err(r#"format must be "json", "mermaid" or "dot""#.into()),
-    };
-    let (entities, relations) = selection(graph, a.opt_str("entityType"));
+pub fn export_graph(t: Ctx<'_>, a: &Value) -> Result<String, String> {
+    let graph = t.graph;
+    let Selection {
+        format,
+        entity_type,
+    } = parse(a)?;
+    let (entities, relations) = selection(graph, entity_type);
     let output = match format {
-        "json" => json(graph, &entities, &relations),
-        "mermaid" => mermaid(graph, &entities, &relations),
-        _ => dot(graph, &entities, &relations),
+        Format::Json => json(graph, &entities, &relations),
+        Format::Mermaid => mermaid(graph, &entities, &relations),
+        Format::Dot => dot(graph, &entities, &relations),
     };
     ok(&Export { format, output })
 }
@@ -77,19 +97,19 @@ fn selection(graph: &Graph, entity_type: Option<&str>) -> (Vec<EntityId>, Vec<Re
 
 #[derive(Serialize)]
 struct GraphJson<'a> {
-    entities: Vec<EntityJson<'a>>,
-    relations: Vec<RelationJson<'a>>,
+    entities: Vec<Entity<'a>>,
+    relations: Vec<Relation<'a>>,
 }
 
 fn json(graph: &Graph, entities: &[EntityId], relations: &[RelationId]) -> String {
-    output::pretty(&GraphJson {
+    json::pretty(&GraphJson {
         entities: entities
             .iter()
-            .map(|&id| EntityJson::of(graph, graph.entity(id)))
+            .map(|&id| graph.entity_text(graph.entity(id)))
             .collect(),
         relations: relations
             .iter()
-            .map(|&id| RelationJson::of(graph, graph.relation(id)))
+            .map(|&id| graph.relation_text(graph.relation(id)))
             .collect(),
     })
 }

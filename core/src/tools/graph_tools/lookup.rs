@@ -6,40 +6,51 @@ use alloc::vec::Vec;
 use core::iter;
 use serde::Serialize;
 
-use super::{Args, Direction, known, not_found, ok};
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{Direction, Name, known, not_found, ok};
 use crate::graph::{Graph, Relation, RelationId};
 use crate::hash::{HashMap, HashSet};
 use crate::intern::Sym;
-use crate::tools::output::{self, EntityJson, RelationJson};
+use crate::model;
+use crate::tools::args::count;
+use crate::tools::{Ctx, parse};
 
 #[derive(Serialize)]
 struct EntityResult<'a> {
-    entity: EntityJson<'a>,
+    entity: model::Entity<'a>,
 }
 
 /// get_entity: the oldest entity with this name, or an error.
-pub(super) fn get_entity(graph: &Graph, a: Args) -> Result<String, String> {
-    let name = a.str("name")?;
+pub fn get_entity(t: Ctx<'_>, a: &Value) -> Result<String, String> {
+    let (graph, Name { name }) = (t.graph, parse(a)?);
     let id = graph.first_named(name).ok_or_else(|| not_found(name))?;
     ok(&EntityResult {
-        entity: EntityJson::of(graph, graph.entity(id)),
+        entity: graph.entity_text(graph.entity(id)),
     })
 }
 
 #[derive(Serialize)]
 struct EntitiesResult<'a> {
-    entities: Vec<Option<EntityJson<'a>>>,
+    entities: Vec<Option<model::Entity<'a>>>,
+}
+
+#[derive(Deserialize)]
+struct Names<'a> {
+    #[serde(borrow)]
+    names: Vec<&'a str>,
 }
 
 /// batch_get_entities: one entity or `null` per requested name, in request order.
-pub(super) fn batch_get_entities(graph: &Graph, a: Args) -> Result<String, String> {
-    let entities = a
-        .strs("names")?
+pub fn batch_get_entities(t: Ctx<'_>, a: &Value) -> Result<String, String> {
+    let (graph, Names { names }) = (t.graph, parse(a)?);
+    let entities = names
         .into_iter()
         .map(|n| {
             graph
                 .first_named(n)
-                .map(|id| EntityJson::of(graph, graph.entity(id)))
+                .map(|id| graph.entity_text(graph.entity(id)))
         })
         .collect();
     ok(&EntitiesResult { entities })
@@ -51,8 +62,8 @@ struct Exists {
 }
 
 /// entity_exists: whether an entity has this name.
-pub(super) fn entity_exists(graph: &Graph, a: Args) -> Result<String, String> {
-    let name = a.str("name")?;
+pub fn entity_exists(t: Ctx<'_>, a: &Value) -> Result<String, String> {
+    let (graph, Name { name }) = (t.graph, parse(a)?);
     ok(&Exists {
         exists: graph.first_named(name).is_some(),
     })
@@ -69,7 +80,8 @@ struct Stats {
 }
 
 /// graph_stats: counts of everything.
-pub(super) fn graph_stats(graph: &Graph) -> String {
+pub fn graph_stats(t: Ctx<'_>, _: &Value) -> Result<String, String> {
+    let graph = t.graph;
     let mut entity_types = HashSet::default();
     let mut observation_count = 0;
     for (_, e) in graph.entities() {
@@ -84,26 +96,34 @@ pub(super) fn graph_stats(graph: &Graph) -> String {
         entity_type_count: entity_types.len(),
         relation_type_count: relation_types.len(),
     };
-    output::success(&output::pretty(&stats), &stats)
+    ok(&stats)
 }
 
 #[derive(Serialize)]
 struct RelationsPage<'a> {
-    relations: Vec<RelationJson<'a>>,
+    relations: Vec<model::Relation<'a>>,
     total: usize,
+}
+
+#[derive(Deserialize)]
+struct RelationFilter<'a> {
+    from: Option<&'a str>,
+    to: Option<&'a str>,
+    #[serde(rename = "relationType")]
+    relation_type: Option<&'a str>,
+    limit: Option<u64>,
+    offset: Option<u64>,
 }
 
 /// search_relations: exact filters on from, to and type; a page of the matches in creation
 /// order, and their total. A filter on an endpoint reads the endpoint index; a filter on the
 /// type alone scans the relations.
-pub(super) fn search_relations(graph: &Graph, a: Args) -> Result<String, String> {
-    let (from, to, kind) = (
-        a.opt_str("from"),
-        a.opt_str("to"),
-        a.opt_str("relationType"),
-    );
-    let limit = a.int("limit", 100, 0, None)?;
-    let offset = a.int("offset", 0, 0, None)?;
+pub fn search_relations(t: Ctx<'_>, a: &Value) -> Result<String, String> {
+    let graph = t.graph;
+    let filter: RelationFilter = parse(a)?;
+    let (from, to, kind) = (filter.from, filter.to, filter.relation_type);
+    let limit = filter.limit.map_or(100, count);
+    let offset = filter.offset.map_or(0, count);
     let s = graph.strings();
     // A filter naming a string the graph does not hold matches nothing.
     let resolve = |f: Option<&str>| match f {
@@ -137,7 +157,7 @@ pub(super) fn search_relations(graph: &Graph, a: Args) -> Result<String, String>
         .iter()
         .skip(offset)
         .take(limit)
-        .map(|&id| RelationJson::of(graph, graph.relation(id)))
+        .map(|&id| graph.relation_text(graph.relation(id)))
         .collect();
     ok(&RelationsPage {
         relations,
@@ -147,19 +167,15 @@ pub(super) fn search_relations(graph: &Graph, a: Args) -> Result<String, String>
 
 #[derive(Serialize)]
 struct DirectedRelation<'a> {
-    from: &'a str,
-    to: &'a str,
-    #[serde(rename = "relationType")]
-    relation_type: &'a str,
+    #[serde(flatten)]
+    relation: model::Relation<'a>,
     direction: &'static str,
 }
 
 impl<'a> DirectedRelation<'a> {
     fn of(graph: &'a Graph, r: &Relation, direction: &'static str) -> Self {
         DirectedRelation {
-            from: graph.text(r.from),
-            to: graph.text(r.to),
-            relation_type: graph.text(r.relation_type),
+            relation: graph.relation_text(r),
             direction,
         }
     }
@@ -175,7 +191,7 @@ struct Degree {
 
 #[derive(Serialize)]
 struct Description<'a> {
-    entity: EntityJson<'a>,
+    entity: model::Entity<'a>,
     relations: Vec<DirectedRelation<'a>>,
     neighbors: Vec<&'a str>,
     degree: Degree,
@@ -184,8 +200,8 @@ struct Description<'a> {
 /// describe_entity: the entity, its relations with their direction, its neighbours' names and
 /// its degree. A relation from the entity to itself is listed twice (outgoing, then incoming)
 /// and counts in both directions; the entity is not its own neighbour.
-pub(super) fn describe_entity(graph: &Graph, a: Args) -> Result<String, String> {
-    let name = a.str("name")?;
+pub fn describe_entity(t: Ctx<'_>, a: &Value) -> Result<String, String> {
+    let (graph, Name { name }) = (t.graph, parse(a)?);
     let id = graph.first_named(name).ok_or_else(|| not_found(name))?;
     let entity = graph.entity(id);
     let me = entity.name;
@@ -213,7 +229,7 @@ pub(super) fn describe_entity(graph: &Graph, a: Args) -> Result<String, String> 
     }
     degree.total = degree.out + degree.incoming;
     ok(&Description {
-        entity: EntityJson::of(graph, entity),
+        entity: graph.entity_text(entity),
         relations,
         neighbors: neighbors.into_iter().map(|s| graph.text(s)).collect(),
         degree,
@@ -226,10 +242,17 @@ struct DegreeResult<'a> {
     degree: usize,
 }
 
+#[derive(Deserialize)]
+struct DegreeArgs<'a> {
+    name: &'a str,
+    #[serde(default)]
+    direction: Direction,
+}
+
 /// degree: relations starting (out), ending (in) or either (both) at a name.
-pub(super) fn degree(graph: &Graph, a: Args) -> Result<String, String> {
-    let name = a.str("name")?;
-    let direction = a.direction("direction")?;
+pub fn degree(t: Ctx<'_>, a: &Value) -> Result<String, String> {
+    let graph = t.graph;
+    let DegreeArgs { name, direction } = parse(a)?;
     let me = known(graph, name)?;
     let mut degree = 0;
     for rid in graph.relations_touching(iter::once(me)) {
@@ -253,7 +276,7 @@ struct Types<'a> {
 }
 
 /// Counts of each type, most common first, ties by name (code point order).
-fn ranked(graph: &Graph, types: impl Iterator<Item = Sym>) -> String {
+fn ranked(graph: &Graph, types: impl Iterator<Item = Sym>) -> Result<String, String> {
     let mut counts: HashMap<Sym, usize> = HashMap::default();
     for t in types {
         *counts.entry(t).or_default() += 1;
@@ -266,16 +289,15 @@ fn ranked(graph: &Graph, types: impl Iterator<Item = Sym>) -> String {
         })
         .collect();
     types.sort_unstable_by(|a, b| b.count.cmp(&a.count).then_with(|| a.kind.cmp(b.kind)));
-    let result = Types { types };
-    output::success(&output::pretty(&result), &result)
+    ok(&Types { types })
 }
 
 /// list_entity_types: entity types with their entity counts.
-pub(super) fn list_entity_types(graph: &Graph) -> String {
-    ranked(graph, graph.entities().map(|(_, e)| e.entity_type))
+pub fn list_entity_types(t: Ctx<'_>, _: &Value) -> Result<String, String> {
+    ranked(t.graph, t.graph.entities().map(|(_, e)| e.entity_type))
 }
 
 /// list_relation_types: relation types with their relation counts.
-pub(super) fn list_relation_types(graph: &Graph) -> String {
-    ranked(graph, graph.relations().map(|(_, r)| r.relation_type))
+pub fn list_relation_types(t: Ctx<'_>, _: &Value) -> Result<String, String> {
+    ranked(t.graph, t.graph.relations().map(|(_, r)| r.relation_type))
 }

@@ -8,19 +8,27 @@ use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 use core::iter;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
-use super::{Args, Direction, known, ok};
+use super::{Direction, known, ok};
 use crate::graph::{EntityId, Graph, RelationId};
 use crate::hash::{HashMap, HashSet};
 use crate::intern::Sym;
-use crate::tools::output::{EntityJson, RelationJson};
+use crate::model::{Entity, Relation};
+use crate::tools::args::count;
+use crate::tools::{Ctx, parse};
 
-/// The deepest walk any tool takes.
-const MAX_DEPTH: usize = 16;
-/// find_all_paths' limits.
-const MAX_ALL_PATHS_DEPTH: usize = 10;
-const MAX_PATHS: usize = 100;
+/// The arguments of find_path and find_all_paths (their bounds are in their schemas).
+#[derive(Deserialize)]
+struct Ends<'a> {
+    from: &'a str,
+    to: &'a str,
+    #[serde(rename = "maxDepth")]
+    max_depth: Option<u64>,
+    #[serde(rename = "maxPaths")]
+    max_paths: Option<u64>,
+}
 /// Steps find_all_paths may take before it gives up (and says it was truncated): bounds the
 /// search on dense graphs, where simple paths are exponentially many.
 const ALL_PATHS_BUDGET: usize = 200_000;
@@ -53,9 +61,9 @@ fn names<'g>(graph: &'g Graph, syms: &[Sym]) -> Vec<&'g str> {
     syms.iter().map(|&s| graph.text(s)).collect()
 }
 
-fn relations<'g>(graph: &'g Graph, ids: &[RelationId]) -> Vec<RelationJson<'g>> {
+fn relations<'g>(graph: &'g Graph, ids: &[RelationId]) -> Vec<Relation<'g>> {
     ids.iter()
-        .map(|&id| RelationJson::of(graph, graph.relation(id)))
+        .map(|&id| graph.relation_text(graph.relation(id)))
         .collect()
 }
 
@@ -150,13 +158,19 @@ fn shortest_path(
 struct PathResult<'a> {
     found: bool,
     path: Vec<&'a str>,
-    relations: Vec<RelationJson<'a>>,
+    relations: Vec<Relation<'a>>,
 }
 
 /// find_path: one shortest path between two names, relations followed either way.
-pub(super) fn find_path(graph: &Graph, a: Args) -> Result<String, String> {
-    let (from, to) = (a.str("from")?, a.str("to")?);
-    let max_depth = a.int("maxDepth", 6, 1, Some(MAX_DEPTH))?;
+pub fn find_path(t: Ctx<'_>, a: &Value) -> Result<String, String> {
+    let graph = t.graph;
+    let Ends {
+        from,
+        to,
+        max_depth,
+        ..
+    } = parse(a)?;
+    let max_depth = max_depth.map_or(6, count);
     let (s, t) = (known(graph, from)?, known(graph, to)?);
     let (path, rels) = shortest_path(graph, s, t, max_depth).unwrap_or_default();
     ok(&PathResult {
@@ -274,7 +288,7 @@ impl AllPaths<'_> {
 #[derive(Serialize)]
 struct PathJson<'a> {
     path: Vec<&'a str>,
-    relations: Vec<RelationJson<'a>>,
+    relations: Vec<Relation<'a>>,
 }
 
 #[derive(Serialize)]
@@ -284,10 +298,12 @@ struct AllPathsResult<'a> {
 }
 
 /// find_all_paths: simple paths between two names, shortest first, within the caps.
-pub(super) fn find_all_paths(graph: &Graph, a: Args) -> Result<String, String> {
-    let (from, to) = (a.str("from")?, a.str("to")?);
-    let max_depth = a.int("maxDepth", 4, 1, Some(MAX_ALL_PATHS_DEPTH))?;
-    let max_paths = a.int("maxPaths", 10, 1, Some(MAX_PATHS))?;
+pub fn find_all_paths(t: Ctx<'_>, a: &Value) -> Result<String, String> {
+    let graph = t.graph;
+    let ends: Ends = parse(a)?;
+    let (from, to) = (ends.from, ends.to);
+    let max_depth = ends.max_depth.map_or(4, count);
+    let max_paths = ends.max_paths.map_or(10, count);
     let (s, t) = (known(graph, from)?, known(graph, to)?);
     let mut search = AllPaths {
         graph,
@@ -334,18 +350,29 @@ pub(super) fn find_all_paths(graph: &Graph, a: Args) -> Result<String, String> {
 
 #[derive(Serialize)]
 struct Subgraph<'a> {
-    entities: Vec<EntityJson<'a>>,
-    relations: Vec<RelationJson<'a>>,
+    entities: Vec<Entity<'a>>,
+    relations: Vec<Relation<'a>>,
     truncated: bool,
+}
+
+#[derive(Deserialize)]
+struct Seeds<'a> {
+    #[serde(borrow)]
+    names: Vec<&'a str>,
+    depth: Option<u64>,
+    #[serde(rename = "maxEntities")]
+    max_entities: Option<u64>,
 }
 
 /// extract_subgraph: the names within `depth` of the seeds, their entities (oldest per name)
 /// and the relations with both ends reached, in creation order.
-pub(super) fn extract_subgraph(graph: &Graph, a: Args) -> Result<String, String> {
-    let seeds = a.strs("names")?;
-    let depth = a.int("depth", 1, 0, Some(MAX_DEPTH))?;
-    let max = a.int("maxEntities", 1000, 1, None)?;
-    let seeds = seeds
+pub fn extract_subgraph(t: Ctx<'_>, a: &Value) -> Result<String, String> {
+    let graph = t.graph;
+    let args: Seeds = parse(a)?;
+    let depth = args.depth.map_or(1, count);
+    let max = args.max_entities.map_or(1000, count);
+    let seeds = args
+        .names
         .into_iter()
         .map(|n| known(graph, n))
         .collect::<Result<Vec<Sym>, String>>()?;
@@ -401,7 +428,7 @@ pub(super) fn extract_subgraph(graph: &Graph, a: Args) -> Result<String, String>
     ok(&Subgraph {
         entities: ids
             .iter()
-            .map(|&id| EntityJson::of(graph, graph.entity(id)))
+            .map(|&id| graph.entity_text(graph.entity(id)))
             .collect(),
         relations: relations(graph, &rels),
         truncated,
@@ -416,23 +443,37 @@ pub(super) fn extract_subgraph(graph: &Graph, a: Args) -> Result<String, String>
 struct Neighbor<'a> {
     name: &'a str,
     distance: usize,
-    entity: Option<EntityJson<'a>>,
+    entity: Option<Entity<'a>>,
 }
 
 #[derive(Serialize)]
 struct Neighbors<'a> {
     name: &'a str,
     neighbors: Vec<Neighbor<'a>>,
-    relations: Vec<RelationJson<'a>>,
+    relations: Vec<Relation<'a>>,
+}
+
+#[derive(Deserialize)]
+struct Around<'a> {
+    name: &'a str,
+    #[serde(default)]
+    direction: Direction,
+    #[serde(rename = "relationType")]
+    relation_type: Option<&'a str>,
+    depth: Option<u64>,
 }
 
 /// get_neighbors: names within `depth` steps (nearest first, then in the order the walk met
 /// them) and the relations it followed (creation order).
-pub(super) fn get_neighbors(graph: &Graph, a: Args) -> Result<String, String> {
-    let name = a.str("name")?;
-    let direction = a.direction("direction")?;
-    let kind = a.opt_str("relationType");
-    let depth = a.int("depth", 1, 1, Some(MAX_DEPTH))?;
+pub fn get_neighbors(t: Ctx<'_>, a: &Value) -> Result<String, String> {
+    let graph = t.graph;
+    let Around {
+        name,
+        direction,
+        relation_type: kind,
+        depth,
+    } = parse(a)?;
+    let depth = depth.map_or(1, count);
     let me = known(graph, name)?;
     let mut found: Vec<(Sym, usize)> = Vec::new();
     let mut rels: Vec<RelationId> = Vec::new();
@@ -474,7 +515,7 @@ pub(super) fn get_neighbors(graph: &Graph, a: Args) -> Result<String, String> {
                 distance,
                 entity: graph
                     .first_named(n)
-                    .map(|id| EntityJson::of(graph, graph.entity(id))),
+                    .map(|id| graph.entity_text(graph.entity(id))),
             }
         })
         .collect();

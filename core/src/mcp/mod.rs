@@ -11,12 +11,13 @@ use alloc::vec::Vec;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::json::parse_lenient;
+use crate::hash::HashSet;
+use crate::json::{self, parse_lenient, type_name};
 use crate::log::Log;
-use crate::memory::{CommitError, Memory};
+use crate::memory::{Error, LogOp, Memory, OpenError};
 use crate::tools::limits::MAX_MESSAGE_BYTES;
-use crate::tools::{self, Outcome, output};
-use crate::validate::{Issue, Seg, type_name};
+use crate::tools::validate::{Issue, Seg};
+use crate::tools::{self, Catalog, Ctx, Outcome, output};
 
 /// The compact tool's structured result: how many records the log holds now.
 #[derive(serde::Serialize)]
@@ -81,7 +82,7 @@ fn request(msg: &Value) -> Option<Request<'_>> {
         Some(_) => return None,
     };
     let id = match obj.get("id")? {
-        Value::String(s) => output::compact(s),
+        Value::String(s) => json::compact(s),
         Value::Number(n) => {
             let f = n.as_f64()?;
             let whole = f as i64;
@@ -95,14 +96,15 @@ fn request(msg: &Value) -> Option<Request<'_>> {
     Some(Request { id, method, params })
 }
 
-/// `{"result":<result>,"jsonrpc":"2.0","id":<id>}`, built in `result`'s own buffer (a
-/// read_graph result is megabytes; it is not copied into a second one).
+/// `notifications/resources/updated` for the graph resource.
 fn updated_notification() -> String {
     format!(
         r#"{{"method":"notifications/resources/updated","params":{{"uri":"{GRAPH_URI}"}},"jsonrpc":"2.0"}}"#
     )
 }
 
+/// `{"result":<result>,"jsonrpc":"2.0","id":<id>}`, built in `result`'s own buffer (a
+/// read_graph result is megabytes; it is not copied into a second one).
 fn reply(id: &str, result: impl Into<String>) -> String {
     const HEAD: &str = r#"{"result":"#;
     const MID: &str = r#","jsonrpc":"2.0","id":"#;
@@ -118,7 +120,7 @@ fn reply(id: &str, result: impl Into<String>) -> String {
 fn error(id: &str, code: i32, message: &str) -> String {
     format!(
         r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":{code},"message":{}}}}}"#,
-        output::compact(message)
+        json::compact(message)
     )
 }
 
@@ -135,13 +137,13 @@ fn params_error(id: &str, issues: &[Issue]) -> String {
     let list: Vec<IssueJson<'_>> = issues
         .iter()
         .map(|i| IssueJson {
-            expected: i.expected,
+            expected: i.expected(),
             code: "invalid_type",
             path: &i.path,
             message: i.message(),
         })
         .collect();
-    error(id, -32603, &output::pretty(&list))
+    error(id, -32603, &json::pretty(&list))
 }
 
 /// Checks that `params.<path>` has the expected JSON type, as zod would.
@@ -154,11 +156,8 @@ impl<'a> ParamCheck<'a> {
     fn new(params: Option<&'a Map<String, Value>>) -> Self {
         let mut issues = Vec::new();
         if params.is_none() {
-            issues.push(Issue {
-                expected: "object",
-                received: "undefined",
-                path: vec![Seg::Key("params".into())],
-            });
+            let path = vec![Seg::Key("params".into())];
+            issues.push(Issue::of_type("object", "undefined", path));
         }
         ParamCheck { params, issues }
     }
@@ -184,11 +183,8 @@ impl<'a> ParamCheck<'a> {
             let mut path = vec![Seg::Key("params".into())];
             path.extend(parent.map(|p| Seg::Key(p.into())));
             path.push(Seg::Key(key.into()));
-            self.issues.push(Issue {
-                expected,
-                received: type_name(value),
-                path,
-            });
+            self.issues
+                .push(Issue::of_type(expected, type_name(value), path));
         }
     }
 
@@ -209,7 +205,45 @@ pub fn failure_reply(message: &str, reason: &str) -> Option<String> {
     Some(error(&req.id, -32603, reason))
 }
 
-impl<L: Log> Memory<L> {
+/// An MCP server for one memory: the memory, the tool catalog, and the sessions of the
+/// clients that share it (one for stdio; one per connection for network transports).
+pub struct Server<L: Log> {
+    memory: Memory<L>,
+    catalog: Catalog,
+    /// The sessions (clients) subscribed to `memory://knowledge-graph`.
+    subscribers: HashSet<u32>,
+    /// The session whose message is being handled.
+    session: u32,
+    /// Messages for sessions other than the one being handled, not yet taken by the host.
+    notices: Vec<(u32, String)>,
+}
+
+impl<L: Log> Server<L> {
+    /// Opens the memory in `log` ([`Memory::open`]) and serves it. Returns warnings for the
+    /// user.
+    pub fn open(log: L) -> Result<(Self, Vec<String>), OpenError> {
+        let (memory, warnings) = Memory::open(log)?;
+        let server = Server {
+            memory,
+            catalog: Catalog::default(),
+            subscribers: HashSet::default(),
+            session: 0,
+            notices: Vec::new(),
+        };
+        Ok((server, warnings))
+    }
+
+    /// The memory served.
+    pub fn memory(&self) -> &Memory<L> {
+        &self.memory
+    }
+
+    /// The memory served, for what hosts do beside MCP (export, import, compact, the log's
+    /// lock).
+    pub fn memory_mut(&mut self) -> &mut Memory<L> {
+        &mut self.memory
+    }
+
     /// Handles one incoming JSON-RPC message (one line of the stdio transport) in session 0
     /// and returns the messages to send, in order: resource notifications first, then the
     /// reply.
@@ -219,7 +253,7 @@ impl<L: Log> Memory<L> {
 
     /// Handles one message from the client of `session` (a number the host gives each
     /// connection) and returns the messages for that client. What other sessions should
-    /// hear (a subscriber learning of this client's change) waits in [`Memory::take_notices`].
+    /// hear (a subscriber learning of this client's change) waits in [`Server::take_notices`].
     pub fn handle_in(&mut self, session: u32, message: &str) -> Vec<String> {
         self.session = session;
         let Ok((msg, _)) = parse_lenient::<Value>(message) else {
@@ -263,7 +297,7 @@ impl<L: Log> Memory<L> {
                     format!(
                         r#"{{"protocolVersion":"{version}","capabilities":{SUBSCRIBE_CAPS},"serverInfo":{{"name":"mcp-memory","version":"{}"}},"instructions":{}}}"#,
                         env!("CARGO_PKG_VERSION"),
-                        output::compact(INSTRUCTIONS)
+                        json::compact(INSTRUCTIONS)
                     ),
                 ))
             }
@@ -307,7 +341,7 @@ impl<L: Log> Memory<L> {
             && is_graph
             && let Err(reason) = self.catch_up_notifying(&mut out)
         {
-            out.push(error(id, -32603, &reason));
+            out.push(error(id, -32603, &reason.to_string()));
             return out;
         }
         let answer = match method {
@@ -328,10 +362,10 @@ impl<L: Log> Memory<L> {
                 -32602,
                 &format!("MCP error -32602: Resource {uri} not found"),
             ),
-            _ => match &self.unavailable {
+            _ => match self.memory.unavailable() {
                 Some(reason) => error(id, -32603, reason),
                 None => {
-                    let mut body = tools::query::read_graph_text_literal(&self.graph);
+                    let mut body = tools::query::read_graph_text_literal(self.memory.graph());
                     body.insert_str(
                         0,
                         &format!(
@@ -350,22 +384,32 @@ impl<L: Log> Memory<L> {
     fn call_tool(&mut self, id: &str, name: &str, args: &Value) -> Vec<String> {
         let mut out = Vec::with_capacity(2);
         if let Err(reason) = self.catch_up_notifying(&mut out) {
-            out.push(reply(id, output::failure(&reason)));
+            out.push(reply(id, output::failure(&reason.to_string())));
             return out;
         }
-        if let Some(reason) = &self.unavailable {
+        if let Some(reason) = self.memory.unavailable() {
             out.push(reply(id, output::failure(reason)));
             return out;
         }
-        let result = match tools::run(&self.catalog, &self.graph, name, args) {
+        let ctx = Ctx {
+            graph: self.memory.graph(),
+            indexes: self.memory.indexes(),
+        };
+        let result = match tools::run(&self.catalog, ctx, name, args) {
             Outcome::Done(result) => result,
             Outcome::Change(plan) => {
                 // Subscribers hear of every call that may have changed the graph (the
                 // reference notifies no-ops too); a refused append changed nothing.
-                let (notify, result) = match self.commit(plan) {
-                    Ok(result) => (true, result),
+                let (notify, result) = match self.memory.commit(plan.change) {
+                    Ok(()) => (true, plan.result),
                     Err(e) => (
-                        matches!(e, CommitError::NotDurable(_)),
+                        matches!(
+                            e,
+                            Error::Log {
+                                op: LogOp::Sync,
+                                ..
+                            }
+                        ),
                         output::failure(&e.to_string()),
                     ),
                 };
@@ -374,12 +418,12 @@ impl<L: Log> Memory<L> {
                 }
                 result
             }
-            Outcome::Compact => match self.compact() {
+            Outcome::Compact => match self.memory.compact() {
                 Ok(records) => {
                     let result = CompactJson { records };
-                    output::success(&output::pretty(&result), &result)
+                    output::success(&json::pretty(&result), &result)
                 }
-                Err(e) => output::failure(&e),
+                Err(e) => output::failure(&e.to_string()),
             },
         };
         out.push(reply(id, result));
@@ -387,8 +431,8 @@ impl<L: Log> Memory<L> {
     }
 
     /// Catches up with other writers; subscribers hear if that changed the graph.
-    fn catch_up_notifying(&mut self, out: &mut Vec<String>) -> Result<(), String> {
-        if self.catch_up()? {
+    fn catch_up_notifying(&mut self, out: &mut Vec<String>) -> Result<(), Error> {
+        if self.memory.catch_up()? {
             self.graph_changed(out);
         }
         Ok(())

@@ -3,7 +3,8 @@
 //!
 //! - [`text`]: folding (case, diacritics) and tokenisation, the same for text and queries.
 //! - [`index`]: the inverted index (per-term postings with positions, per-field lengths),
-//!   built by the first search and kept up to date by [`Graph::apply`].
+//!   built by the first search and kept up to date through `Indexes` (an observer of
+//!   `Graph::apply`).
 //! - [`query`]: the query language (words, phrases, `AND`/`OR`/`NOT`, field filters).
 //! - `eval`: resolving words into terms (exact, prefix, typo) and BM25 scoring over
 //!   posting lists; `fuzzy`: bounded edit-distance lookup in the term dictionary.
@@ -102,17 +103,17 @@ const PREFIX_MIN: usize = 2;
 
 /// Runs a query (see the module docs and [`query`] for the language). Never fails: a query
 /// that does not parse is read as plain words, and one with nothing to search gets no hits.
-pub fn search(graph: &Graph, query: &str, options: &Options<'_>) -> Results {
+pub fn search(graph: &Graph, index: &SearchIndex, query: &str, options: &Options<'_>) -> Results {
     let Some(node) = query::parse(query) else {
         return Results::default();
     };
-    run(graph, &query::without_stopwords(node), options)
+    run(graph, index, &query::without_stopwords(node), options)
 }
 
 /// The entities that best match a question asked in words (`query` read as plain words,
 /// stopwords dropped, relaxed to "any word" when no entity has them all), best first, at
 /// most `limit`: what `search_nodes` adds to the reference's substring matches.
-pub fn question(graph: &Graph, query: &str, limit: usize) -> Vec<EntityId> {
+pub fn question(graph: &Graph, index: &SearchIndex, query: &str, limit: usize) -> Vec<EntityId> {
     let Some(node) = query::plain(query) else {
         return Vec::new();
     };
@@ -121,7 +122,7 @@ pub fn question(graph: &Graph, query: &str, limit: usize) -> Vec<EntityId> {
         ..Options::default()
     };
     let node = query::without_stopwords(node);
-    run(graph, &node, &options)
+    run(graph, index, &node, &options)
         .hits
         .iter()
         .map(|f| f.id)
@@ -138,10 +139,9 @@ pub fn has_several_words(query: &str) -> bool {
     content >= 2
 }
 
-/// Runs a parsed query.
+/// Runs a parsed query over `graph` and its ranked index.
 #[inline(never)]
-pub fn run(graph: &Graph, node: &Node, options: &Options<'_>) -> Results {
-    let index = graph.search_index();
+pub fn run(graph: &Graph, index: &SearchIndex, node: &Node, options: &Options<'_>) -> Results {
     let typed = options
         .entity_type
         .map(|t| eval::typed(index, &text::token_list(t)));
@@ -206,7 +206,7 @@ pub fn run(graph: &Graph, node: &Node, options: &Options<'_>) -> Results {
 /// (prefix and typo matches weighted as in a search), and the fields it matched (bits as
 /// in [`Found::fields`]); a word the entity does not hold scores 0.
 pub fn word_scores(
-    graph: &Graph,
+    index: &SearchIndex,
     query: &str,
     id: EntityId,
 ) -> Vec<(alloc::string::String, f32, u8)> {
@@ -214,7 +214,6 @@ pub fn word_scores(
         return Vec::new();
     };
     let node = query::without_stopwords(node);
-    let index = graph.search_index();
     let mode = Mode {
         typos: true,
         relaxed: true,
@@ -283,11 +282,10 @@ fn is_sentence(node: &Node) -> bool {
 /// not reach (by token or token prefix: a match inside a word) keep their order at the end,
 /// and ties keep the order they came in. For `search_nodes`, whose substring match decides
 /// the set: this only orders it.
-pub fn rank(graph: &Graph, candidates: &[EntityId], query: &str) -> Vec<EntityId> {
+pub fn rank(index: &SearchIndex, candidates: &[EntityId], query: &str) -> Vec<EntityId> {
     let Some(node) = query::plain(query) else {
         return candidates.to_vec();
     };
-    let index = graph.search_index();
     let mut slots: Vec<u32> = candidates.iter().map(|id| id.slot()).collect();
     slots.sort_unstable();
     slots.dedup();

@@ -1,22 +1,25 @@
-//! The knowledge graph: entities and directed relations, in insertion order, with indexes.
+//! The knowledge graph: entities and directed relations, in insertion order, with the
+//! lookups every tool needs (by name, by triple, by endpoint).
 //!
 //! The graph changes only through [`Graph::apply`], which applies one log [`Record`]. Live
 //! mutations and replay both go through it, so replaying a log rebuilds exactly the graph that
-//! wrote it.
+//! wrote it. What else must follow the graph (the search indexes) follows it as an
+//! [`Observer`] that `apply` tells of each change; replay without indexes passes `()`.
 //!
 //! Names are not unique by construction: a memory file written by the reference server can hold
 //! two entities with one name, and such a file is imported as it is. The tools never create a
 //! second entity with an existing name.
 
+mod snapshot;
+
 use alloc::vec::Vec;
-use core::cell::OnceCell;
 use smallvec::SmallVec;
 
 use crate::hash::HashMap;
 use crate::intern::{Interner, Sym};
-use crate::record::{NewEntity, Observations, Record, Triple};
-use crate::search::SearchIndex;
-use crate::substring::{SubstringIndex, buckets_of};
+use crate::model;
+use crate::record::Record;
+pub use snapshot::{SNAPSHOT_CHUNK, creating};
 
 /// Position of an entity in insertion order (stable until the graph is re-packed).
 #[derive(Copy, Clone, Eq, PartialEq, Ord, PartialOrd, Hash, Debug)]
@@ -29,7 +32,7 @@ impl EntityId {
     }
 
     /// The id of an arena slot (for indexes kept up to date with the arena).
-    pub(crate) fn from_slot(slot: u32) -> Self {
+    pub fn from_slot(slot: u32) -> Self {
         EntityId(slot)
     }
 }
@@ -38,7 +41,8 @@ impl EntityId {
 #[derive(Copy, Clone, Eq, PartialEq, Ord, PartialOrd, Hash, Debug)]
 pub struct RelationId(u32);
 
-/// A node: a name, a type and observations in insertion order.
+/// A node as the graph stores it: interned strings ([`Sym`]) rather than the borrowed text
+/// of [`model::Entity`], which is how it crosses every boundary.
 #[derive(Debug)]
 pub struct Entity {
     /// The entity's name.
@@ -49,7 +53,8 @@ pub struct Entity {
     pub observations: Vec<Sym>,
 }
 
-/// A directed, typed edge between two names (which need not name existing entities).
+/// A directed, typed edge between two names (which need not name existing entities), as
+/// the graph stores it (see [`model::Relation`] for its text).
 #[derive(Debug, Copy, Clone, Eq, PartialEq)]
 pub struct Relation {
     /// Name where the relation starts.
@@ -76,13 +81,26 @@ pub struct Graph {
     relation_count: usize,
     by_triple: HashMap<[Sym; 3], Ids<RelationId>>,
     by_endpoint: HashMap<Sym, Vec<RelationId>>,
-    /// Built by the first substring search (not at replay, which it would slow by half),
-    /// then kept up to date by every change.
-    text_index: OnceCell<SubstringIndex>,
-    /// The ranked-search index: built like `text_index` by the first search, then kept up
-    /// to date by every change.
-    search_index: OnceCell<SearchIndex>,
 }
+
+/// What must follow the graph's entities (an index) hears of each change from
+/// [`Graph::apply`], right after it happened and before any string it released is freed.
+/// Ids are valid until [`Observer::repacked`], which renumbers them all. Every hook does
+/// nothing by default; `()` observes nothing (replay).
+pub trait Observer {
+    /// Entity `id` was created, with its observations.
+    fn entity_added(&mut self, _graph: &Graph, _id: EntityId) {}
+    /// Entity `id` gained these observations (already in it, at its end).
+    fn observations_added(&mut self, _graph: &Graph, _id: EntityId, _added: &[Sym]) {}
+    /// Entity `id` lost these observations (the ones it keeps are in the graph).
+    fn observations_removed(&mut self, _graph: &Graph, _id: EntityId, _removed: &[Sym]) {}
+    /// Entity `id` was removed; `entity` is what it was.
+    fn entity_removed(&mut self, _graph: &Graph, _id: EntityId, _entity: &Entity) {}
+    /// The arenas were re-packed: every id changed.
+    fn repacked(&mut self) {}
+}
+
+impl Observer for () {}
 
 impl Graph {
     /// The string table behind every [`Sym`] of this graph.
@@ -148,6 +166,13 @@ impl Graph {
         self.named(name).first().copied()
     }
 
+    /// Whether entity `id` has this observation (a scan of its observations).
+    pub fn has_observation(&self, id: EntityId, text: &str) -> bool {
+        self.strings
+            .lookup(text)
+            .is_some_and(|sym| self.entity(id).observations.contains(&sym))
+    }
+
     /// Whether a relation with exactly this triple exists.
     pub fn has_relation(&self, from: &str, to: &str, relation_type: &str) -> bool {
         self.triple(from, to, relation_type)
@@ -174,69 +199,44 @@ impl Graph {
         ids
     }
 
-    /// Entities that may contain `needle` (lowercased) in a field, in graph order, or `None`
-    /// when the needle is too short to narrow the search (then every entity may).
-    pub fn substring_candidates(&self, needle: &str) -> Option<Vec<EntityId>> {
-        let index = self.text_index.get_or_init(|| {
-            let mut index = SubstringIndex::default();
-            for (id, e) in self.entities() {
-                index.add(id.0, Self::fields(e).map(|&s| self.strings.lower(s)));
-            }
-            index
-        });
-        let slots = index.candidates(needle)?;
-        Some(slots.into_iter().map(EntityId).collect())
-    }
-
-    /// The ranked-search index (built by the first call after start or a re-pack).
-    pub fn search_index(&self) -> &SearchIndex {
-        self.search_index.get_or_init(|| SearchIndex::build(self))
-    }
-
-    /// The index buckets these strings' lowercased windows reach.
-    fn buckets_of<'a>(&'a self, syms: impl IntoIterator<Item = &'a Sym>) -> Vec<u32> {
-        buckets_of(syms.into_iter().map(|&s| self.strings.lower(s)))
-    }
-
-    fn fields(e: &Entity) -> impl Iterator<Item = &Sym> {
-        [&e.name, &e.entity_type].into_iter().chain(&e.observations)
-    }
-
     fn triple(&self, from: &str, to: &str, relation_type: &str) -> Option<[Sym; 3]> {
         let s = &self.strings;
         Some([s.lookup(from)?, s.lookup(to)?, s.lookup(relation_type)?])
     }
 
-    /// Applies one log record. This is the only way the graph changes.
-    pub fn apply(&mut self, record: &Record<'_>) {
+    /// Applies one log record, telling `observer` of each change to an entity. This is the
+    /// only way the graph changes.
+    pub fn apply(&mut self, record: &Record<'_>, observer: &mut impl Observer) {
         match record {
             Record::CreateEntities(list) => {
                 self.entities.reserve(list.len());
                 self.by_name.reserve(list.len());
-                list.iter().for_each(|e| self.insert_entity(e));
+                list.iter().for_each(|e| self.insert_entity(e, observer));
             }
             Record::CreateRelations(list) => {
                 self.relations.reserve(list.len());
                 self.by_triple.reserve(list.len());
                 list.iter().for_each(|r| self.insert_relation(r));
             }
-            Record::AddObservations(list) => list.iter().for_each(|o| self.add_observations(o)),
+            Record::AddObservations(list) => {
+                list.iter().for_each(|o| self.add_observations(o, observer))
+            }
             Record::DeleteEntities(names) => {
-                names.iter().for_each(|n| self.remove_named(n));
-                self.repack_if_sparse();
+                names.iter().for_each(|n| self.remove_named(n, observer));
+                self.repack_if_sparse(observer);
             }
-            Record::DeleteObservations(list) => {
-                list.iter().for_each(|o| self.remove_observations(o))
-            }
+            Record::DeleteObservations(list) => list
+                .iter()
+                .for_each(|o| self.remove_observations(o, observer)),
             Record::DeleteRelations(list) => {
                 list.iter().for_each(|r| self.remove_triple(r));
-                self.repack_if_sparse();
+                self.repack_if_sparse(observer);
             }
-            Record::Batch(records) => records.iter().for_each(|r| self.apply(r)),
+            Record::Batch(records) => records.iter().for_each(|r| self.apply(r, observer)),
         }
     }
 
-    fn insert_entity(&mut self, e: &NewEntity<'_>) {
+    fn insert_entity(&mut self, e: &model::Entity<'_>, observer: &mut impl Observer) {
         let id = EntityId(self.entities.len() as u32);
         let name = self.strings.intern(e.name);
         let entity = Entity {
@@ -248,39 +248,24 @@ impl Graph {
                 .map(|o| self.strings.intern(o))
                 .collect(),
         };
-        if let Some(index) = self.text_index.get_mut() {
-            let strings = &self.strings;
-            index.add(id.0, Self::fields(&entity).map(|&s| strings.lower(s)));
-        }
-        if let Some(index) = self.search_index.get_mut() {
-            let s = &self.strings;
-            let obs = entity.observations.iter().map(|&o| s.resolve(o));
-            index.add_entity(id.0, s.resolve(name), s.resolve(entity.entity_type), obs);
-        }
         self.entities.push(Some(entity));
         self.entity_count += 1;
         self.by_name.entry(name).or_default().push(id);
+        observer.entity_added(self, id);
     }
 
-    fn add_observations(&mut self, o: &Observations<'_>) {
+    fn add_observations(&mut self, o: &model::Observations<'_>, observer: &mut impl Observer) {
         let Some(id) = self.first_named(o.entity) else {
             return;
         };
         let syms: Vec<Sym> = o.contents.iter().map(|c| self.strings.intern(c)).collect();
-        if let Some(index) = self.text_index.get_mut() {
-            let strings = &self.strings;
-            index.add(id.0, syms.iter().map(|&s| strings.lower(s)));
-        }
-        if let Some(index) = self.search_index.get_mut() {
-            let s = &self.strings;
-            index.add_observations(id.0, syms.iter().map(|&o| s.resolve(o)));
-        }
         if let Some(entity) = self.entities[id.0 as usize].as_mut() {
-            entity.observations.extend(syms);
+            entity.observations.extend_from_slice(&syms);
         }
+        observer.observations_added(self, id, &syms);
     }
 
-    fn remove_observations(&mut self, o: &Observations<'_>) {
+    fn remove_observations(&mut self, o: &model::Observations<'_>, observer: &mut impl Observer) {
         let Some(id) = self.first_named(o.entity) else {
             return;
         };
@@ -303,27 +288,14 @@ impl Graph {
         if removed.is_empty() {
             return;
         }
-        if let Some(index) = self.search_index.get_mut() {
-            let s = &self.strings;
-            let kept = entity.observations.iter().map(|&o| s.resolve(o));
-            index.replace_observations(id.0, removed.iter().map(|&o| s.resolve(o)), kept);
-        }
-        if self.text_index.get().is_some() {
-            // Unlist the windows that only the removed observations had.
-            let kept = self.buckets_of(Self::fields(self.entity(id)));
-            let mut gone = self.buckets_of(&removed);
-            gone.retain(|g| kept.binary_search(g).is_err());
-            if let Some(index) = self.text_index.get_mut() {
-                index.remove(id.0, &gone);
-            }
-        }
+        observer.observations_removed(self, id, &removed);
         for sym in removed {
             self.strings.release(sym);
         }
     }
 
     /// Removes every entity with this name and every relation starting or ending at it.
-    fn remove_named(&mut self, name: &str) {
+    fn remove_named(&mut self, name: &str, observer: &mut impl Observer) {
         let Some(sym) = self.strings.lookup(name) else {
             return;
         };
@@ -332,18 +304,8 @@ impl Graph {
         }
         for id in self.by_name.remove(&sym).unwrap_or_default() {
             if let Some(e) = self.entities[id.0 as usize].take() {
-                if self.text_index.get().is_some() {
-                    let buckets = self.buckets_of(Self::fields(&e));
-                    if let Some(index) = self.text_index.get_mut() {
-                        index.remove(id.0, &buckets);
-                    }
-                }
-                if let Some(index) = self.search_index.get_mut() {
-                    let s = &self.strings;
-                    let obs = e.observations.iter().map(|&o| s.resolve(o));
-                    index.remove_entity(id.0, s.resolve(e.name), s.resolve(e.entity_type), obs);
-                }
                 self.entity_count -= 1;
+                observer.entity_removed(self, id, &e);
                 self.strings.release(e.name);
                 self.strings.release(e.entity_type);
                 e.observations.iter().for_each(|&o| self.strings.release(o));
@@ -351,7 +313,7 @@ impl Graph {
         }
     }
 
-    fn insert_relation(&mut self, r: &Triple<'_>) {
+    fn insert_relation(&mut self, r: &model::Relation<'_>) {
         let id = RelationId(self.relations.len() as u32);
         let rel = Relation {
             from: self.strings.intern(r.from),
@@ -360,17 +322,22 @@ impl Graph {
         };
         self.relations.push(Some(rel));
         self.relation_count += 1;
+        self.list_relation(id, rel);
+    }
+
+    /// Lists a relation under its triple and its endpoints.
+    fn list_relation(&mut self, id: RelationId, r: Relation) {
         self.by_triple
-            .entry([rel.from, rel.to, rel.relation_type])
+            .entry([r.from, r.to, r.relation_type])
             .or_default()
             .push(id);
-        self.by_endpoint.entry(rel.from).or_default().push(id);
-        if rel.to != rel.from {
-            self.by_endpoint.entry(rel.to).or_default().push(id);
+        self.by_endpoint.entry(r.from).or_default().push(id);
+        if r.to != r.from {
+            self.by_endpoint.entry(r.to).or_default().push(id);
         }
     }
 
-    fn remove_triple(&mut self, r: &Triple<'_>) {
+    fn remove_triple(&mut self, r: &model::Relation<'_>) {
         let Some(key) = self.triple(r.from, r.to, r.relation_type) else {
             return;
         };
@@ -406,7 +373,7 @@ impl Graph {
     }
 
     /// Re-packs the arenas when more than half their slots are holes, renumbering ids.
-    fn repack_if_sparse(&mut self) {
+    fn repack_if_sparse(&mut self, observer: &mut impl Observer) {
         let holes = (self.entities.len() - self.entity_count)
             + (self.relations.len() - self.relation_count);
         let live = self.entity_count + self.relation_count;
@@ -416,9 +383,7 @@ impl Graph {
         self.entities.retain(Option::is_some);
         self.relations.retain(Option::is_some);
         self.by_name.clear();
-        // Slots are renumbered: the next search rebuilds the text index.
-        self.text_index = OnceCell::new();
-        self.search_index = OnceCell::new();
+        observer.repacked();
         for (i, e) in self.entities.iter().flatten().enumerate() {
             self.by_name
                 .entry(e.name)
@@ -427,16 +392,9 @@ impl Graph {
         }
         self.by_triple.clear();
         self.by_endpoint.clear();
-        for (i, r) in self.relations.iter().flatten().enumerate() {
-            let id = RelationId(i as u32);
-            self.by_triple
-                .entry([r.from, r.to, r.relation_type])
-                .or_default()
-                .push(id);
-            self.by_endpoint.entry(r.from).or_default().push(id);
-            if r.to != r.from {
-                self.by_endpoint.entry(r.to).or_default().push(id);
-            }
+        let live: Vec<Relation> = self.relations.iter().flatten().copied().collect();
+        for (i, r) in live.into_iter().enumerate() {
+            self.list_relation(RelationId(i as u32), r);
         }
     }
 }

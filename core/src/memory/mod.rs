@@ -1,16 +1,20 @@
-//! A memory: the graph, the log it is persisted to, and the session state of the server.
+//! A memory: the graph, its indexes, and the log it is persisted to. It replays the log,
+//! catches up with other writers, commits changes (append → apply → sync), compacts the log,
+//! and exports and imports memory files. What clients say to it is `mcp`'s business.
+
+pub mod merge;
 
 use alloc::format;
 use alloc::string::{String, ToString};
+use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
 
 use crate::graph::Graph;
-use crate::hash::HashSet;
+use crate::index::Indexes;
 use crate::log::{Changes, Contents, Log, LogError};
 use crate::record::{DecodeError, Record};
-use crate::tools::{Catalog, Plan, writes};
-use crate::{frame, jsonl, record};
+use crate::{frame, jsonl};
 
 /// Why a memory could not be opened.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,20 +39,101 @@ impl fmt::Display for OpenError {
     }
 }
 
-/// The server's state for one memory: graph, log, catalog, and the MCP sessions of the
-/// clients that share it (one for stdio; one per connection for network transports).
+/// Why a memory operation failed. Its `Display` is the message for the user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Error {
+    /// The host's log failed; `op` says which operation, and so what became of the change.
+    Log {
+        /// The operation that failed.
+        op: LogOp,
+        /// The host's words for it.
+        error: LogError,
+    },
+    /// The memory cannot be used (its file could not be read or converted, or another
+    /// process wrote records this version cannot read); the reason, for the user.
+    Unavailable(String),
+    /// A memory file to import could not be read; nothing was imported.
+    ImportRefused(String),
+}
+
+/// A log operation, as [`Error::Log`] names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogOp {
+    /// Catching up with other writers: nothing was read, nothing changed.
+    Refresh,
+    /// Appending a change: nothing was saved.
+    Append,
+    /// Making a change durable: it was written and applied, but may not survive a crash.
+    Sync,
+    /// Replacing the log by its compacted form: the log is as it was.
+    Replace,
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Log { op, error } => match op {
+                LogOp::Refresh => write!(f, "cannot read the memory log: {}", error.0),
+                LogOp::Append => write!(f, "The change was not saved: {}", error.0),
+                LogOp::Sync => write!(
+                    f,
+                    "The change was written but may not be durable: {}",
+                    error.0
+                ),
+                LogOp::Replace => write!(f, "the log was not compacted: {}", error.0),
+            },
+            Error::Unavailable(reason) | Error::ImportRefused(reason) => f.write_str(reason),
+        }
+    }
+}
+
+impl Error {
+    fn log(op: LogOp) -> impl FnOnce(LogError) -> Error {
+        move |error| Error::Log { op, error }
+    }
+}
+
+/// A change to log and apply: one record, encoded, or nothing (a no-op). Whatever its
+/// parts, a change is one record, so replay applies it whole or not at all.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Change(Option<Vec<u8>>);
+
+impl Change {
+    /// Nothing to log.
+    pub const NONE: Change = Change(None);
+
+    /// The change made of these records, in order: none, the record itself, or a batch.
+    pub fn of(mut records: Vec<Record<'_>>) -> Change {
+        Change(match records.len() {
+            0 => None,
+            1 => records.pop().map(|r| r.encode()),
+            _ => Some(Record::Batch(records).encode()),
+        })
+    }
+
+    /// The change of one record, or none if `items` is empty.
+    pub fn one<'a, T>(items: Vec<T>, record: fn(Vec<T>) -> Record<'a>) -> Change {
+        if items.is_empty() {
+            Change::NONE
+        } else {
+            Change::of(vec![record(items)])
+        }
+    }
+
+    /// Whether nothing changes.
+    pub fn is_none(&self) -> bool {
+        self.0.is_none()
+    }
+}
+
+/// One memory: its graph with indexes, the log it is persisted to, and whether it can be
+/// used.
 pub struct Memory<L: Log> {
-    pub(crate) graph: Graph,
-    pub(crate) log: L,
-    pub(crate) catalog: Catalog,
-    /// The sessions (clients) subscribed to `memory://knowledge-graph`.
-    pub(crate) subscribers: HashSet<u32>,
-    /// The session whose message is being handled.
-    pub(crate) session: u32,
-    /// Messages for sessions other than the one being handled, not yet taken by the host.
-    pub(crate) notices: Vec<(u32, String)>,
-    /// Why tools are unavailable (a memory file that could not be imported), if they are.
-    pub(crate) unavailable: Option<String>,
+    graph: Graph,
+    indexes: Indexes,
+    log: L,
+    /// Why the memory cannot be used (a memory file that could not be imported), if so.
+    unavailable: Option<String>,
     /// Bytes of record payload in the log: what replay reads.
     log_bytes: u64,
     /// Log size at which to look again whether most of it is dead (see [`Memory::commit`]).
@@ -99,11 +184,8 @@ impl<L: Log> Memory<L> {
         }
         let memory = Memory {
             graph,
+            indexes: Indexes::default(),
             log,
-            catalog: Catalog::default(),
-            subscribers: HashSet::default(),
-            session: 0,
-            notices: Vec::new(),
             unavailable,
             log_bytes,
             compact_at: AUTO_COMPACT_MIN_BYTES.max(log_bytes),
@@ -114,11 +196,8 @@ impl<L: Log> Memory<L> {
     /// Brings the graph up to date with what other writers logged since this memory last
     /// looked. Returns whether the graph may have changed. Records this version cannot read
     /// make the memory unavailable (it must not write on top of a log it does not understand).
-    pub(crate) fn catch_up(&mut self) -> Result<bool, String> {
-        let changes = self
-            .log
-            .refresh()
-            .map_err(|e| format!("cannot read the memory log: {}", e.0))?;
+    pub fn catch_up(&mut self) -> Result<bool, Error> {
+        let changes = self.log.refresh().map_err(Error::log(LogOp::Refresh))?;
         let result = match changes {
             Changes::Appended(records) if records.is_empty() => return Ok(false),
             // A memory that missed records cannot apply later ones; only a whole new log
@@ -129,13 +208,15 @@ impl<L: Log> Memory<L> {
                 .map(|bytes| Record::decode(bytes))
                 .collect::<Result<Vec<_>, _>>()
                 .map(|decoded| {
-                    decoded.iter().for_each(|r| self.graph.apply(r));
+                    let (graph, indexes) = (&mut self.graph, &mut self.indexes);
+                    decoded.iter().for_each(|r| graph.apply(r, indexes));
                     self.log_bytes += payload_bytes(&records);
                 })
                 .map_err(|e| e.to_string()),
             Changes::Replaced(records) => replay(&records)
                 .map(|graph| {
                     self.graph = graph;
+                    self.indexes = Indexes::default();
                     self.log_bytes = payload_bytes(&records);
                 })
                 .map_err(|e| e.to_string()),
@@ -148,7 +229,7 @@ impl<L: Log> Memory<L> {
             Err(e) => {
                 let reason = format!("Another process wrote to the memory log: {e}");
                 self.unavailable = Some(reason.clone());
-                Err(reason)
+                Err(Error::Unavailable(reason))
             }
         }
     }
@@ -163,35 +244,45 @@ impl<L: Log> Memory<L> {
         &self.graph
     }
 
+    /// The graph's search indexes.
+    pub fn indexes(&self) -> &Indexes {
+        &self.indexes
+    }
+
+    /// Why the memory cannot be used, if it cannot (every tool call then fails with this).
+    pub fn unavailable(&self) -> Option<&str> {
+        self.unavailable.as_deref()
+    }
+
     /// The graph in the reference's JSONL file format, after catching up with other
     /// writers; an error if the memory is unavailable (its file could not be read), so an
     /// export never passes for an empty memory.
-    pub fn export_jsonl(&mut self) -> Result<Vec<u8>, String> {
+    pub fn export_jsonl(&mut self) -> Result<Vec<u8>, Error> {
         Ok(jsonl::export(self.current()?))
     }
 
     /// The graph as a memory log file in this crate's format, after catching up with other
     /// writers: a compacted copy (the graph's entities and relations as records, not the
     /// history that built them); an error if the memory is unavailable.
-    pub fn export_log(&mut self) -> Result<Vec<u8>, String> {
-        let records = record::snapshot(self.current()?);
+    pub fn export_log(&mut self) -> Result<Vec<u8>, Error> {
+        let records = self.current()?.snapshot();
         Ok(frame::encode_log(records.iter().map(Vec::as_slice)))
     }
 
     /// Rewrites the log as the records of the graph as it stands (its history, deleted
     /// strings included, leaves the log), atomically through [`Log::replace`]. Returns the
     /// number of records the log now holds; on failure the log is as it was.
-    pub fn compact(&mut self) -> Result<usize, String> {
-        let records = record::snapshot(self.current()?);
+    pub fn compact(&mut self) -> Result<usize, Error> {
+        let records = self.current()?.snapshot();
         self.install(&records)?;
         Ok(records.len())
     }
 
     /// Replaces the log with `records` (the graph's snapshot).
-    fn install(&mut self, records: &[Vec<u8>]) -> Result<(), String> {
+    fn install(&mut self, records: &[Vec<u8>]) -> Result<(), Error> {
         self.log
             .replace(records)
-            .map_err(|e| format!("the log was not compacted: {}", e.0))?;
+            .map_err(Error::log(LogOp::Replace))?;
         self.log_bytes = payload_bytes(records);
         self.compact_at = AUTO_COMPACT_MIN_BYTES.max(2 * self.log_bytes);
         Ok(())
@@ -205,7 +296,7 @@ impl<L: Log> Memory<L> {
         if self.log_bytes < self.compact_at {
             return;
         }
-        let records = record::snapshot(&self.graph);
+        let records = self.graph.snapshot();
         let live = payload_bytes(&records);
         if self.log_bytes < 2 * live {
             self.compact_at = AUTO_COMPACT_MIN_BYTES.max(2 * live);
@@ -215,10 +306,10 @@ impl<L: Log> Memory<L> {
     }
 
     /// The graph, caught up with other writers; an error if the memory is unavailable.
-    fn current(&mut self) -> Result<&Graph, String> {
+    fn current(&mut self) -> Result<&Graph, Error> {
         self.catch_up()?;
         match &self.unavailable {
-            Some(reason) => Err(reason.clone()),
+            Some(reason) => Err(Error::Unavailable(reason.clone())),
             None => Ok(&self.graph),
         }
     }
@@ -229,11 +320,11 @@ impl<L: Log> Memory<L> {
     /// observations they lack, new relations are added. Either way the import is one record,
     /// so replay applies it whole or not at all. Returns a summary; changes nothing if the
     /// file cannot be read.
-    pub fn import(&mut self, bytes: &[u8]) -> Result<String, String> {
+    pub fn import(&mut self, bytes: &[u8]) -> Result<String, Error> {
         self.current()?;
-        let (graph, notes) = imported(bytes)?;
+        let (graph, notes) = imported(bytes).map_err(Error::ImportRefused)?;
         let mut summary = if self.graph.entity_count() + self.graph.relation_count() == 0 {
-            let (entities, relations) = (record::entities_of(&graph), record::relations_of(&graph));
+            let (entities, relations) = (graph.entity_texts(), graph.relation_texts());
             let mut whole = Vec::new();
             if !entities.is_empty() {
                 whole.push(Record::CreateEntities(entities));
@@ -241,24 +332,16 @@ impl<L: Log> Memory<L> {
             if !relations.is_empty() {
                 whole.push(Record::CreateRelations(relations));
             }
-            self.commit(Plan {
-                record: writes::one_record(whole),
-                result: String::new(),
-            })
-            .map_err(|e| e.to_string())?;
+            self.commit(Change::of(whole))?;
             format!(
                 "imported {} entities and {} relations into the empty memory, as in the file",
                 graph.entity_count(),
                 graph.relation_count()
             )
         } else {
-            let (record, [entities, observations, relations]) =
-                writes::merge_graph(&self.graph, &graph);
-            self.commit(Plan {
-                record,
-                result: String::new(),
-            })
-            .map_err(|e| e.to_string())?;
+            let (change, [entities, observations, relations]) =
+                merge::merge_graph(&self.graph, &graph);
+            self.commit(change)?;
             format!(
                 "imported {entities} new entities, {observations} new observations on existing entities, {relations} new relations"
             )
@@ -270,41 +353,24 @@ impl<L: Log> Memory<L> {
         Ok(summary)
     }
 
-    /// Logs a plan's record, applies it, and makes it durable; then compacts the log if most
-    /// of it is dead. Nothing changes if the log refuses the record.
-    pub(crate) fn commit(&mut self, plan: Plan) -> Result<String, CommitError> {
-        if let Some(bytes) = &plan.record {
-            // Decoded before the append: a record this version cannot read is never logged.
-            let record = Record::decode(bytes).map_err(|e| CommitError::NotSaved(e.to_string()))?;
-            self.log
-                .append(bytes)
-                .map_err(|e| CommitError::NotSaved(e.0))?;
-            self.graph.apply(&record);
-            self.log_bytes += bytes.len() as u64;
-            self.log.sync().map_err(|e| CommitError::NotDurable(e.0))?;
-            self.compact_if_mostly_dead();
-        }
-        Ok(plan.result)
-    }
-}
-
-/// Why a change was not acknowledged.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum CommitError {
-    /// The log refused the record: nothing changed.
-    NotSaved(String),
-    /// The record was written and applied, but making it durable failed.
-    NotDurable(String),
-}
-
-impl fmt::Display for CommitError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CommitError::NotSaved(e) => write!(f, "The change was not saved: {e}"),
-            CommitError::NotDurable(e) => {
-                write!(f, "The change was written but may not be durable: {e}")
-            }
-        }
+    /// Logs a change's record, applies it, and makes it durable; then compacts the log if
+    /// most of it is dead. Nothing changes if the log refuses the record
+    /// ([`LogOp::Append`]); after a failed sync ([`LogOp::Sync`]) the change is applied but
+    /// may not survive a crash.
+    pub fn commit(&mut self, change: Change) -> Result<(), Error> {
+        let Some(bytes) = &change.0 else {
+            return Ok(());
+        };
+        // Decoded before the append: a record this version cannot read is never logged.
+        let record = Record::decode(bytes)
+            .map_err(|e| LogError(e.to_string()))
+            .map_err(Error::log(LogOp::Append))?;
+        self.log.append(bytes).map_err(Error::log(LogOp::Append))?;
+        self.graph.apply(&record, &mut self.indexes);
+        self.log_bytes += bytes.len() as u64;
+        self.log.sync().map_err(Error::log(LogOp::Sync))?;
+        self.compact_if_mostly_dead();
+        Ok(())
     }
 }
 
@@ -313,7 +379,7 @@ fn replay(records: &[Vec<u8>]) -> Result<Graph, OpenError> {
     let mut graph = Graph::default();
     for (index, bytes) in records.iter().enumerate() {
         let record = Record::decode(bytes).map_err(|error| OpenError::Record { index, error })?;
-        graph.apply(&record);
+        graph.apply(&record, &mut ());
     }
     Ok(graph)
 }

@@ -153,7 +153,9 @@ pub(crate) fn near(index: &SearchIndex, word: &[char], max: u32, lead: usize) ->
 mod tests {
     use super::*;
     use crate::graph::Graph;
-    use crate::record::{NewEntity, Record};
+    use crate::index::search::SearchIndex;
+    use crate::model::Entity;
+    use crate::record::Record;
     use alloc::string::String;
     use alloc::vec;
 
@@ -227,12 +229,14 @@ mod tests {
         ];
         let obs = words.join(" ");
         let mut g = Graph::default();
-        g.apply(&Record::CreateEntities(vec![NewEntity {
+        let entity = Entity {
             name: "n",
             entity_type: "t",
             observations: vec![&obs],
-        }]));
-        let index = g.search_index();
+        };
+        g.apply(&Record::CreateEntities(vec![entity]), &mut ());
+        let index = SearchIndex::build(&g);
+        let index = &index;
         let terms: Vec<String> = index.with_sorted(|s, _| {
             s.iter()
                 .map(|&id| String::from(&*index.terms[id as usize].text))

@@ -1,0 +1,185 @@
+//! The graph tools' speed at 40,000 entities and 120,000 relations, in two layouts, in
+//! process (the tool functions directly, and through `Server::handle`):
+//!
+//! ```text
+//! cargo bench -p mcp-memory-core --bench graph_ops
+//! ```
+//!
+//! Prints figures; asserts nothing about time.
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use common::*;
+use mcp_memory_core::Server;
+use mcp_memory_core::tools::Ctx;
+use serde_json::{Value, json};
+
+fn tool_line(tool: &str, args: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+           "params": {"name": tool, "arguments": args}})
+    .to_string()
+}
+
+fn median(mut times: Vec<std::time::Duration>) -> (std::time::Duration, std::time::Duration) {
+    times.sort();
+    (times[times.len() / 2], times[times.len() * 95 / 100])
+}
+
+fn main() {
+    // core_ops' layout (entity k -> entity 7k + 13, three types: a permutation, so paths run
+    // along long cycles) and a random one (targets scattered, about 6 hops between names).
+    timings("core_ops layout", |k, n| (k % n, (k * 7 + 13) % n));
+    timings("random layout", |k, n| {
+        let mut rng = CrashRng::new(k as u64);
+        (k % n, rng.up_to(n - 1))
+    });
+}
+
+/// What the tool functions read, from a server.
+fn ctx(m: &Server<MemLog>) -> Ctx<'_> {
+    Ctx {
+        graph: m.memory().graph(),
+        indexes: m.memory().indexes(),
+    }
+}
+
+fn timings(layout: &str, ends: impl Fn(usize, usize) -> (usize, usize)) {
+    use mcp_memory_core::tools::graph_tools;
+    use std::hint::black_box;
+    use std::time::Instant;
+    let (entities, relations) = (40_000usize, 120_000usize);
+    let mut m = open(MemLog::new());
+    for start in (0..entities).step_by(1000) {
+        let batch: Vec<Value> = (start..start + 1000)
+            .map(|i| {
+                json!({"name": format!("entity-{i}"), "entityType": format!("type{}", i % 17),
+                       "observations": [format!("observation one of {i}"),
+                                        format!("lives in city {}", i % 101),
+                                        format!("note {i}")]})
+            })
+            .collect();
+        m.handle(&tool_line("create_entities", json!({ "entities": batch })));
+    }
+    for start in (0..relations).step_by(1000) {
+        let batch: Vec<Value> = (start..start + 1000)
+            .map(|k| {
+                let (from, to) = ends(k, entities);
+                relation(
+                    &format!("entity-{from}"),
+                    &format!("entity-{to}"),
+                    &format!("rel{}", k / entities),
+                )
+            })
+            .collect();
+        m.handle(&tool_line(
+            "create_relations",
+            json!({ "relations": batch }),
+        ));
+    }
+    let stats = call_ok(&mut m, "graph_stats", json!({}));
+    println!("\n{layout}: {stats}");
+    let name = |i: usize| format!("entity-{}", (i * 7919) % entities);
+    let report = |label: &str, n: usize, op: &mut dyn FnMut(usize)| {
+        let times = (0..n)
+            .map(|i| {
+                let t = Instant::now();
+                op(i);
+                t.elapsed()
+            })
+            .collect();
+        let (med, p95) = median(times);
+        println!("{label:<44} median {med:>10.2?}  p95 {p95:>10.2?}");
+    };
+    let names: Vec<String> = (0..20_000).map(name).collect();
+    let args: Vec<Value> = names.iter().map(|n| json!({ "name": n })).collect();
+    report("nothing (timer overhead)", 20_000, &mut |i| {
+        black_box(i);
+    });
+    let t = Instant::now();
+    for n in &names {
+        black_box(m.memory().graph().first_named(black_box(n)));
+    }
+    println!(
+        "{:<44} mean   {:>10.2?}",
+        "first_named (20,000 in one timing)",
+        t.elapsed() / 20_000
+    );
+    report("first_named (the lookup)", 20_000, &mut |i| {
+        black_box(m.memory().graph().first_named(black_box(&names[i])));
+    });
+    report("get_entity (tool function, args built)", 20_000, &mut |i| {
+        black_box(graph_tools::get_entity(ctx(&m), &args[i]).unwrap());
+    });
+    report("get_entity (Server::handle)", 20_000, &mut |i| {
+        black_box(m.handle(&tool_line("get_entity", json!({ "name": name(i) }))));
+    });
+    let mut lengths = [0usize; 18];
+    report("find_path maxDepth 16 (tool function)", 2_000, &mut |i| {
+        let args = json!({"from": name(i), "to": name(i * 31 + 17), "maxDepth": 16});
+        let out = graph_tools::find_path(ctx(&m), &args).unwrap();
+        let v: Value = serde_json::from_str(&out).unwrap();
+        let found = &v["structuredContent"];
+        let len = found["relations"].as_array().unwrap().len();
+        lengths[if found["found"] == json!(true) {
+            len
+        } else {
+            17
+        }] += 1;
+    });
+    println!("  path lengths (index 17: none within 16): {lengths:?}");
+    report("find_path default (Server::handle)", 2_000, &mut |i| {
+        let args = json!({"from": name(i), "to": name(i * 31 + 17)});
+        black_box(m.handle(&tool_line("find_path", args)));
+    });
+    report("get_neighbors depth 2 (tool function)", 2_000, &mut |i| {
+        let args = json!({"name": name(i), "depth": 2});
+        black_box(graph_tools::get_neighbors(ctx(&m), &args).unwrap());
+    });
+    report("get_neighbors depth 2 (Server::handle)", 2_000, &mut |i| {
+        black_box(m.handle(&tool_line(
+            "get_neighbors",
+            json!({"name": name(i), "depth": 2}),
+        )));
+    });
+    report("describe_entity (Server::handle)", 2_000, &mut |i| {
+        black_box(m.handle(&tool_line("describe_entity", json!({ "name": name(i) }))));
+    });
+    report("find_all_paths default (Server::handle)", 200, &mut |i| {
+        let args = json!({"from": name(i), "to": name(i * 31 + 17)});
+        black_box(m.handle(&tool_line("find_all_paths", args)));
+    });
+    report("find_all_paths depth 10 (Server::handle)", 20, &mut |i| {
+        let args = json!({"from": name(i), "to": name(i * 31 + 17), "maxDepth": 10});
+        black_box(m.handle(&tool_line("find_all_paths", args)));
+    });
+    report("extract_subgraph depth 2 (Server::handle)", 500, &mut |i| {
+        let args = json!({"names": [name(i)], "depth": 2});
+        black_box(m.handle(&tool_line("extract_subgraph", args)));
+    });
+    report("graph_stats (Server::handle)", 50, &mut |_| {
+        black_box(m.handle(&tool_line("graph_stats", json!({}))));
+    });
+    report("list_relation_types (Server::handle)", 50, &mut |_| {
+        black_box(m.handle(&tool_line("list_relation_types", json!({}))));
+    });
+    report(
+        "search_relations by from (Server::handle)",
+        2_000,
+        &mut |i| {
+            black_box(m.handle(&tool_line("search_relations", json!({ "from": name(i) }))));
+        },
+    );
+    report("search_relations by type (Server::handle)", 20, &mut |_| {
+        black_box(m.handle(&tool_line(
+            "search_relations",
+            json!({ "relationType": "rel1" }),
+        )));
+    });
+    report("export_graph mermaid (Server::handle)", 5, &mut |_| {
+        black_box(m.handle(&tool_line("export_graph", json!({"format": "mermaid"}))));
+    });
+    report("export_graph dot (Server::handle)", 5, &mut |_| {
+        black_box(m.handle(&tool_line("export_graph", json!({"format": "dot"}))));
+    });
+}

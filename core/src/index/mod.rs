@@ -1,0 +1,120 @@
+//! The graph's search indexes: the trigram index behind `search_nodes`' substring match
+//! ([`substring`]) and the ranked full-text index ([`search`]).
+//!
+//! [`Indexes`] holds both and keeps them up to date as an [`Observer`] of
+//! [`Graph::apply`]. Each is built by the first search that needs it (not during replay,
+//! which it would slow by half) and dropped when the graph re-packs its arenas (slots are
+//! renumbered; the next search builds it again). A new index is a new field here and a few
+//! lines in the observer hooks, not an edit inside `Graph::apply`.
+
+pub mod search;
+pub mod substring;
+
+use alloc::vec::Vec;
+use core::cell::OnceCell;
+
+use crate::graph::{Entity, EntityId, Graph, Observer};
+use crate::intern::Sym;
+use search::SearchIndex;
+use substring::{SubstringIndex, buckets_of};
+
+/// The indexes of one graph, each built lazily.
+#[derive(Default)]
+pub struct Indexes {
+    substring: OnceCell<SubstringIndex>,
+    ranked: OnceCell<SearchIndex>,
+}
+
+/// An entity's searchable fields: name, type, then observations.
+fn fields(e: &Entity) -> impl Iterator<Item = Sym> + '_ {
+    [e.name, e.entity_type]
+        .into_iter()
+        .chain(e.observations.iter().copied())
+}
+
+impl Indexes {
+    /// The trigram index of `graph` (built by the first call after start or a re-pack).
+    /// `graph` must be the graph these indexes observe.
+    pub fn substring(&self, graph: &Graph) -> &SubstringIndex {
+        self.substring.get_or_init(|| {
+            let s = graph.strings();
+            let mut index = SubstringIndex::default();
+            for (id, e) in graph.entities() {
+                index.add(id.slot(), fields(e).map(|sym| s.lower(sym)));
+            }
+            index
+        })
+    }
+
+    /// The ranked-search index of `graph` (built by the first call after start or a
+    /// re-pack). `graph` must be the graph these indexes observe.
+    pub fn ranked(&self, graph: &Graph) -> &SearchIndex {
+        self.ranked.get_or_init(|| SearchIndex::build(graph))
+    }
+
+    /// Entities that may contain `needle` (lowercased) in a field, in graph order, or `None`
+    /// when the needle is too short to narrow the search (then every entity may).
+    pub fn substring_candidates(&self, graph: &Graph, needle: &str) -> Option<Vec<EntityId>> {
+        let slots = self.substring(graph).candidates(needle)?;
+        Some(slots.into_iter().map(EntityId::from_slot).collect())
+    }
+}
+
+impl Observer for Indexes {
+    fn entity_added(&mut self, graph: &Graph, id: EntityId) {
+        let e = graph.entity(id);
+        let s = graph.strings();
+        if let Some(index) = self.substring.get_mut() {
+            index.add(id.slot(), fields(e).map(|sym| s.lower(sym)));
+        }
+        if let Some(index) = self.ranked.get_mut() {
+            let obs = e.observations.iter().map(|&o| s.resolve(o));
+            index.add_entity(id.slot(), s.resolve(e.name), s.resolve(e.entity_type), obs);
+        }
+    }
+
+    fn observations_added(&mut self, graph: &Graph, id: EntityId, added: &[Sym]) {
+        let s = graph.strings();
+        if let Some(index) = self.substring.get_mut() {
+            index.add(id.slot(), added.iter().map(|&o| s.lower(o)));
+        }
+        if let Some(index) = self.ranked.get_mut() {
+            index.add_observations(id.slot(), added.iter().map(|&o| s.resolve(o)));
+        }
+    }
+
+    fn observations_removed(&mut self, graph: &Graph, id: EntityId, removed: &[Sym]) {
+        let s = graph.strings();
+        let kept = graph.entity(id);
+        if let Some(index) = self.ranked.get_mut() {
+            let obs = kept.observations.iter().map(|&o| s.resolve(o));
+            index.replace_observations(id.slot(), removed.iter().map(|&o| s.resolve(o)), obs);
+        }
+        if let Some(index) = self.substring.get_mut() {
+            // Unlist the windows that only the removed observations had.
+            let still = buckets_of(fields(kept).map(|sym| s.lower(sym)));
+            let mut gone = buckets_of(removed.iter().map(|&o| s.lower(o)));
+            gone.retain(|g| still.binary_search(g).is_err());
+            index.remove(id.slot(), &gone);
+        }
+    }
+
+    fn entity_removed(&mut self, graph: &Graph, id: EntityId, entity: &Entity) {
+        let s = graph.strings();
+        if let Some(index) = self.substring.get_mut() {
+            index.remove(
+                id.slot(),
+                &buckets_of(fields(entity).map(|sym| s.lower(sym))),
+            );
+        }
+        if let Some(index) = self.ranked.get_mut() {
+            let obs = entity.observations.iter().map(|&o| s.resolve(o));
+            let (name, kind) = (s.resolve(entity.name), s.resolve(entity.entity_type));
+            index.remove_entity(id.slot(), name, kind, obs);
+        }
+    }
+
+    fn repacked(&mut self) {
+        *self = Indexes::default();
+    }
+}

@@ -1,0 +1,137 @@
+//! Merging entities into a graph: the upsert behind the `upsert_entities` tool and behind an
+//! import into a memory that is not empty.
+
+use alloc::vec::Vec;
+use serde::Serialize;
+
+use super::Change;
+use crate::graph::Graph;
+use crate::hash::{HashMap, HashSet};
+use crate::intern::Sym;
+use crate::model::{Entity, Observations, Relation};
+use crate::record::Record;
+
+/// What an upsert did to one entity of its input.
+#[derive(Serialize, Debug, PartialEq, Eq)]
+pub struct Upserted<'a> {
+    /// The entity's name.
+    pub name: &'a str,
+    /// Whether this item created the entity.
+    pub created: bool,
+    /// The observations this item added, in order.
+    #[serde(rename = "addedObservations")]
+    pub added_observations: Vec<&'a str>,
+}
+
+/// Where an upserted name's new observations go.
+#[derive(Clone, Copy)]
+enum Slot {
+    /// Into the `created` entity at this index.
+    Created(usize),
+    /// Into the `added` observations at this index.
+    Added(usize),
+}
+
+/// What one name met in an upsert has: where its new observations go, the observations it
+/// already had in the graph, and every one this upsert gave it.
+struct Seen<'a> {
+    slot: Slot,
+    stored: HashSet<Sym>,
+    gained: HashSet<&'a str>,
+}
+
+/// An upsert's records (entities created, then observations added) and per entity what it
+/// did: a new name becomes an entity (its observations without repeats); a known name keeps
+/// its type and gains the observations it lacks; a name repeated in the input is one
+/// entity. Linear in the entities and their observations (and in the observations the
+/// named entities already have).
+pub fn upsert<'a>(graph: &Graph, entities: &[Entity<'a>]) -> (Vec<Record<'a>>, Vec<Upserted<'a>>) {
+    let mut created: Vec<Entity<'a>> = Vec::new();
+    let mut added: Vec<Observations<'a>> = Vec::new();
+    let mut seen: HashMap<&'a str, Seen<'a>> = HashMap::default();
+    let mut results: Vec<Upserted<'a>> = Vec::with_capacity(entities.len());
+    for e in entities {
+        let existing = graph.first_named(e.name);
+        let first_sight = existing.is_none() && !seen.contains_key(e.name);
+        let name = seen.entry(e.name).or_insert_with(|| {
+            let (slot, stored) = match existing {
+                Some(id) => {
+                    added.push(Observations {
+                        entity: e.name,
+                        contents: Vec::new(),
+                    });
+                    let stored = graph.entity(id).observations.iter().copied().collect();
+                    (Slot::Added(added.len() - 1), stored)
+                }
+                None => {
+                    created.push(Entity {
+                        name: e.name,
+                        entity_type: e.entity_type,
+                        observations: Vec::new(),
+                    });
+                    (Slot::Created(created.len() - 1), HashSet::default())
+                }
+            };
+            Seen {
+                slot,
+                stored,
+                gained: HashSet::default(),
+            }
+        });
+        let mut fresh: Vec<&'a str> = Vec::new();
+        for &o in &e.observations {
+            let stored = graph
+                .strings()
+                .lookup(o)
+                .is_some_and(|sym| name.stored.contains(&sym));
+            if !stored && name.gained.insert(o) {
+                fresh.push(o);
+            }
+        }
+        match name.slot {
+            Slot::Created(i) => created[i].observations.extend(fresh.iter().copied()),
+            Slot::Added(i) => added[i].contents.extend(fresh.iter().copied()),
+        }
+        results.push(Upserted {
+            name: e.name,
+            created: first_sight,
+            added_observations: fresh,
+        });
+    }
+    added.retain(|a| !a.contents.is_empty());
+    let mut records = Vec::new();
+    if !created.is_empty() {
+        records.push(Record::CreateEntities(created));
+    }
+    if !added.is_empty() {
+        records.push(Record::AddObservations(added));
+    }
+    (records, results)
+}
+
+/// What merging another graph into `graph` changes (an import): its entities upserted, its
+/// relations that `graph` lacks added — as one change, so replay applies the import whole
+/// or not at all. Also the counts for the summary: new entities, observations added to
+/// existing ones, new relations.
+pub fn merge_graph<'o>(graph: &Graph, other: &'o Graph) -> (Change, [usize; 3]) {
+    let entities = other.entity_texts();
+    let (mut records, results) = upsert(graph, &entities);
+    let new_entities = results.iter().filter(|r| r.created).count();
+    let extended: usize = results
+        .iter()
+        .filter(|r| graph.first_named(r.name).is_some())
+        .map(|r| r.added_observations.len())
+        .sum();
+    let mut seen = HashSet::default();
+    let relations: Vec<Relation<'o>> = other
+        .relation_texts()
+        .into_iter()
+        .filter(|t| !graph.has_relation(t.from, t.to, t.relation_type))
+        .filter(|t| seen.insert(*t))
+        .collect();
+    let new_relations = relations.len();
+    if !relations.is_empty() {
+        records.push(Record::CreateRelations(relations));
+    }
+    (Change::of(records), [new_entities, extended, new_relations])
+}

@@ -1,0 +1,251 @@
+//! [`MemLog`]: a [`Log`] of record payloads in memory, with other writers and failures on
+//! demand.
+
+use alloc::rc::Rc;
+use alloc::string::{String, ToString};
+use alloc::vec;
+use alloc::vec::Vec;
+use core::cell::RefCell;
+
+use crate::log::{Changes, Contents, Log, LogError};
+
+/// What a [`MemLog`] holds and how it has been used. Shared by the log a memory owns and the
+/// clones the test keeps.
+#[derive(Debug)]
+pub struct MemState {
+    /// What the log holds now (foreign bytes until replaced, then records).
+    pub contents: Contents,
+    /// Record payloads this log's owner appended since opening, in order (also in
+    /// `contents`).
+    pub appended: Vec<Vec<u8>>,
+    /// Number of records durable after the last successful `sync` (or `replace`).
+    pub synced_records: usize,
+    /// Calls of `replay`.
+    pub replays: usize,
+    /// Calls of `refresh`.
+    pub refreshes: usize,
+    /// Successful appends.
+    pub appends: usize,
+    /// Successful syncs.
+    pub syncs: usize,
+    /// Successful replaces.
+    pub replaces: usize,
+    /// What other writers did since the owner last refreshed, not yet seen by it.
+    pub others: Option<Changes>,
+    /// A failure to inject into the next `append`.
+    pub fail_append: Option<String>,
+    /// A failure to inject into the next `sync`.
+    pub fail_sync: Option<String>,
+    /// A failure to inject into the next `replace`.
+    pub fail_replace: Option<String>,
+    /// A failure to inject into the next `refresh`.
+    pub fail_refresh: Option<String>,
+}
+
+/// An in-memory [`Log`] that keeps record payloads. Clones share one state, so a test keeps
+/// a clone to look inside the log it handed to a memory, to append as another process
+/// would, or to make the next operation fail.
+///
+/// It also checks the core's side of the [`Log`] contract: `replay` once and first, and no
+/// `append` before the owner has seen what other writers did (panics otherwise).
+#[derive(Clone, Debug)]
+pub struct MemLog(pub Rc<RefCell<MemState>>);
+
+impl Default for MemLog {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl MemLog {
+    /// An empty log.
+    pub fn new() -> Self {
+        Self::holding(Contents::Records(Vec::new()))
+    }
+
+    /// A log that already holds `contents` (all of it durable).
+    pub fn holding(contents: Contents) -> Self {
+        let synced_records = match &contents {
+            Contents::Records(r) => r.len(),
+            Contents::Foreign(_) => 0,
+        };
+        MemLog(Rc::new(RefCell::new(MemState {
+            contents,
+            appended: Vec::new(),
+            synced_records,
+            replays: 0,
+            refreshes: 0,
+            appends: 0,
+            syncs: 0,
+            replaces: 0,
+            others: None,
+            fail_append: None,
+            fail_sync: None,
+            fail_replace: None,
+            fail_refresh: None,
+        })))
+    }
+
+    /// A log holding bytes in another format (a reference JSONL file).
+    pub fn foreign(bytes: &[u8]) -> Self {
+        Self::holding(Contents::Foreign(bytes.to_vec()))
+    }
+
+    /// What the log holds now.
+    pub fn contents(&self) -> Contents {
+        self.0.borrow().contents.clone()
+    }
+
+    /// The record payloads the log holds now (panics if it still holds foreign bytes).
+    pub fn records(&self) -> Vec<Vec<u8>> {
+        match &self.0.borrow().contents {
+            Contents::Records(r) => r.clone(),
+            Contents::Foreign(_) => panic!("the log still holds foreign bytes"),
+        }
+    }
+
+    /// Number of records the log holds now (panics if it still holds foreign bytes).
+    pub fn len(&self) -> usize {
+        self.records().len()
+    }
+
+    /// Whether the log holds no record (panics if it still holds foreign bytes).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Successful appends so far.
+    pub fn appends(&self) -> usize {
+        self.0.borrow().appends
+    }
+
+    /// Successful syncs so far.
+    pub fn syncs(&self) -> usize {
+        self.0.borrow().syncs
+    }
+
+    /// Successful replaces so far.
+    pub fn replaces(&self) -> usize {
+        self.0.borrow().replaces
+    }
+
+    /// Calls of `refresh` so far.
+    pub fn refreshes(&self) -> usize {
+        self.0.borrow().refreshes
+    }
+
+    /// Makes the next append fail with `message` (and store nothing).
+    pub fn fail_next_append(&self, message: &str) {
+        self.0.borrow_mut().fail_append = Some(message.to_string());
+    }
+
+    /// Makes the next sync fail with `message`.
+    pub fn fail_next_sync(&self, message: &str) {
+        self.0.borrow_mut().fail_sync = Some(message.to_string());
+    }
+
+    /// Makes the next replace fail with `message` (and leave the log as it was).
+    pub fn fail_next_replace(&self, message: &str) {
+        self.0.borrow_mut().fail_replace = Some(message.to_string());
+    }
+
+    /// Makes the next refresh fail with `message`.
+    pub fn fail_next_refresh(&self, message: &str) {
+        self.0.borrow_mut().fail_refresh = Some(message.to_string());
+    }
+
+    /// Whether another writer changed the log since the owner last refreshed.
+    pub fn has_unseen_changes(&self) -> bool {
+        self.0.borrow().others.is_some()
+    }
+
+    /// Appends a record as another process would: the owner sees it at its next refresh.
+    /// Nothing happens while the log holds foreign bytes (no writer appends to those).
+    pub fn append_as_other_writer(&self, entry: Vec<u8>) {
+        let mut s = self.0.borrow_mut();
+        match &mut s.contents {
+            Contents::Records(r) => r.push(entry.clone()),
+            Contents::Foreign(_) => return,
+        }
+        match &mut s.others {
+            Some(Changes::Appended(r) | Changes::Replaced(r)) => r.push(entry),
+            None => s.others = Some(Changes::Appended(vec![entry])),
+        }
+    }
+
+    /// Replaces the whole log as another process would (a conversion or compaction).
+    pub fn replace_as_other_writer(&self, entries: Vec<Vec<u8>>) {
+        let mut s = self.0.borrow_mut();
+        s.contents = Contents::Records(entries.clone());
+        s.others = Some(Changes::Replaced(entries));
+    }
+
+    /// A fresh log holding what this one holds now (a restart of the host).
+    pub fn reopened(&self) -> MemLog {
+        MemLog::holding(self.contents())
+    }
+}
+
+impl Log for MemLog {
+    fn replay(&mut self) -> Result<Contents, LogError> {
+        let mut s = self.0.borrow_mut();
+        s.replays += 1;
+        assert_eq!(s.replays, 1, "Log::replay must be called only once");
+        assert_eq!(
+            (s.appends, s.syncs, s.replaces),
+            (0, 0, 0),
+            "Log::replay must come before any other operation"
+        );
+        Ok(s.contents.clone())
+    }
+
+    fn refresh(&mut self) -> Result<Changes, LogError> {
+        let mut s = self.0.borrow_mut();
+        assert_eq!(s.replays, 1, "refresh before replay");
+        s.refreshes += 1;
+        if let Some(e) = s.fail_refresh.take() {
+            return Err(LogError(e));
+        }
+        Ok(s.others.take().unwrap_or(Changes::Appended(Vec::new())))
+    }
+
+    fn append(&mut self, entry: &[u8]) -> Result<(), LogError> {
+        let mut s = self.0.borrow_mut();
+        assert_eq!(s.replays, 1, "append before replay");
+        assert!(s.others.is_none(), "append before catching up");
+        if let Some(e) = s.fail_append.take() {
+            return Err(LogError(e));
+        }
+        match &mut s.contents {
+            Contents::Records(r) => r.push(entry.to_vec()),
+            Contents::Foreign(_) => return Err(LogError("the log holds foreign bytes".into())),
+        }
+        s.appended.push(entry.to_vec());
+        s.appends += 1;
+        Ok(())
+    }
+
+    fn sync(&mut self) -> Result<(), LogError> {
+        let mut s = self.0.borrow_mut();
+        if let Some(e) = s.fail_sync.take() {
+            return Err(LogError(e));
+        }
+        s.syncs += 1;
+        s.synced_records = match &s.contents {
+            Contents::Records(r) => r.len(),
+            Contents::Foreign(_) => 0,
+        };
+        Ok(())
+    }
+
+    fn replace(&mut self, entries: &[Vec<u8>]) -> Result<(), LogError> {
+        let mut s = self.0.borrow_mut();
+        if let Some(e) = s.fail_replace.take() {
+            return Err(LogError(e));
+        }
+        s.contents = Contents::Records(entries.to_vec());
+        s.synced_records = entries.len();
+        s.replaces += 1;
+        Ok(())
+    }
+}

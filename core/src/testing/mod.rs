@@ -1,0 +1,19 @@
+//! Test doubles, shipped once for every test that needs them (feature `testing`): the core's
+//! own tests, the fuzz targets, the benches and the hosts' tests use these, never copies.
+//!
+//! - [`MemLog`]: a [`crate::Log`] of records in memory; other writers and failures of the
+//!   next append, sync, replace or refresh on demand.
+//! - [`MemDir`] / [`MemDisk`]: a directory in memory and one process's
+//!   [`crate::filelog::Disk`] on it, for a real [`crate::filelog::FileLog`]: several
+//!   processes, a clock, dead lock owners, the Nth write or sync failing, torn tails, and
+//!   power cuts that lose what was not synced.
+//! - [`CrashLog`]: a [`crate::Log`] kept as file bytes with a durable prefix, and
+//!   [`CrashRng`], for random power cuts.
+
+mod crash_log;
+mod mem_disk;
+mod mem_log;
+
+pub use crash_log::{CrashLog, CrashRng, CrashState};
+pub use mem_disk::{MemDir, MemDisk, Op};
+pub use mem_log::{MemLog, MemState};
