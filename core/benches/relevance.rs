@@ -37,30 +37,10 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use corpus::{Category, Corpus, session_name, turn_name};
-use mcp_memory_core::{Changes, Contents, Log, LogError, Server};
+use mcp_memory_core::Server;
+use mcp_memory_core::testing::MemLog;
 use serde_json::{Value, json};
 use vocab::PERSONAS;
-
-/// A log that keeps nothing: the bench measures reads.
-struct NullLog;
-
-impl Log for NullLog {
-    fn replay(&mut self) -> Result<Contents, LogError> {
-        Ok(Contents::Records(Vec::new()))
-    }
-    fn refresh(&mut self) -> Result<Changes, LogError> {
-        Ok(Changes::Appended(Vec::new()))
-    }
-    fn append(&mut self, _entry: &[u8]) -> Result<(), LogError> {
-        Ok(())
-    }
-    fn sync(&mut self) -> Result<(), LogError> {
-        Ok(())
-    }
-    fn replace(&mut self, _entries: &[Vec<u8>]) -> Result<(), LogError> {
-        Ok(())
-    }
-}
 
 struct Args {
     seed: u64,
@@ -100,7 +80,7 @@ fn parse_args() -> Args {
 }
 
 /// One tool call; returns the reply's structuredContent and the time `handle` took.
-fn call(memory: &mut Server<NullLog>, id: u64, tool: &str, args: Value) -> (Value, Duration) {
+fn call(memory: &mut Server<MemLog>, id: u64, tool: &str, args: Value) -> (Value, Duration) {
     let line = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
                       "params": {"name": tool, "arguments": args}})
     .to_string();
@@ -157,7 +137,7 @@ fn entities(corpus: &Corpus) -> Vec<(String, &'static str, Vec<String>)> {
     out
 }
 
-fn load(memory: &mut Server<NullLog>, corpus: &Corpus, stored: &[(String, &str, Vec<String>)]) {
+fn load(memory: &mut Server<MemLog>, corpus: &Corpus, stored: &[(String, &str, Vec<String>)]) {
     let mut id = 0;
     for chunk in stored.chunks(1000) {
         let entities: Vec<Value> = chunk
@@ -282,7 +262,7 @@ fn main() {
 
     let stored = entities(&corpus);
     let started = Instant::now();
-    let (mut memory, _) = Server::open(NullLog).expect("open");
+    let (mut memory, _) = Server::open(MemLog::new()).expect("open");
     load(&mut memory, &corpus, &stored);
     let loaded = started.elapsed();
     let started = Instant::now();

@@ -11,142 +11,39 @@
 
 mod common;
 
-use std::cell::RefCell;
-use std::collections::HashMap;
-use std::rc::Rc;
-
-use common::{CrashRng, call_ok, entity, graph, graph_of, relation};
-use mcp_memory_core::filelog::{Disk, FileLog};
-use mcp_memory_core::{Contents, Log, LogError, Server, frame};
+use common::{CrashRng, MemDir, MemDisk, call_ok, entity, graph, graph_of, relation};
+use mcp_memory_core::filelog::FileLog;
+use mcp_memory_core::{Contents, Log, Server, frame};
 use serde_json::{Value, json};
 
 const NAME: &str = "memory.mcpmem";
-const TOKEN: &str = "1 torn-test";
 
-/// A directory in memory: the memory file and its companions (the lock), shared by the
-/// disks of every memory the test opens on it.
-type Files = Rc<RefCell<HashMap<String, Vec<u8>>>>;
-
-/// One process's [`Disk`] over [`Files`]; the only process, so the lock is never contended.
-struct MemDisk(Files);
-
-impl MemDisk {
-    fn file(&self) -> std::cell::RefMut<'_, Vec<u8>> {
-        std::cell::RefMut::map(self.0.borrow_mut(), |f| f.entry(NAME.into()).or_default())
-    }
-}
-
-impl Disk for MemDisk {
-    fn name(&self) -> &str {
-        NAME
-    }
-    fn token(&self) -> &str {
-        TOKEN
-    }
-    fn size(&mut self) -> Result<u64, LogError> {
-        Ok(self.file().len() as u64)
-    }
-    fn read_at(&mut self, offset: u64, len: usize) -> Result<Vec<u8>, LogError> {
-        Ok(self.file()[offset as usize..offset as usize + len].to_vec())
-    }
-    fn write_at(&mut self, offset: u64, bytes: &[u8]) -> Result<(), LogError> {
-        let mut f = self.file();
-        let end = offset as usize + bytes.len();
-        if f.len() < end {
-            f.resize(end, 0);
-        }
-        f[offset as usize..end].copy_from_slice(bytes);
-        Ok(())
-    }
-    fn set_len(&mut self, len: u64) -> Result<(), LogError> {
-        self.file().resize(len as usize, 0);
-        Ok(())
-    }
-    fn sync(&mut self) -> Result<(), LogError> {
-        Ok(())
-    }
-    fn sync_now(&mut self) -> Result<(), LogError> {
-        Ok(())
-    }
-    fn is_current(&mut self) -> Result<bool, LogError> {
-        Ok(true)
-    }
-    fn reopen(&mut self) -> Result<(), LogError> {
-        Ok(())
-    }
-    fn create_new(&mut self, name: &str, bytes: &[u8]) -> Result<bool, LogError> {
-        let mut files = self.0.borrow_mut();
-        if files.contains_key(name) {
-            return Ok(false);
-        }
-        files.insert(name.into(), bytes.to_vec());
-        Ok(true)
-    }
-    fn read_file(&mut self, name: &str) -> Result<Option<Vec<u8>>, LogError> {
-        Ok(self.0.borrow().get(name).cloned())
-    }
-    fn age_ms(&mut self, name: &str) -> Result<Option<u64>, LogError> {
-        Ok(self.0.borrow().get(name).map(|_| 0))
-    }
-    fn rename(&mut self, from: &str, to: &str) -> Result<bool, LogError> {
-        let mut files = self.0.borrow_mut();
-        let Some(bytes) = files.remove(from) else {
-            return Ok(false);
-        };
-        files.insert(to.into(), bytes);
-        Ok(true)
-    }
-    fn link(&mut self, from: &str, to: &str) -> Result<bool, LogError> {
-        let mut files = self.0.borrow_mut();
-        if files.contains_key(to) {
-            return Ok(false);
-        }
-        let bytes = files[from].clone();
-        files.insert(to.into(), bytes);
-        Ok(true)
-    }
-    fn remove(&mut self, name: &str) -> Result<(), LogError> {
-        self.0.borrow_mut().remove(name);
-        Ok(())
-    }
-    fn write_new(&mut self, name: &str, bytes: &[u8]) -> Result<(), LogError> {
-        self.0.borrow_mut().insert(name.into(), bytes.to_vec());
-        Ok(())
-    }
-    fn keep_copy(&mut self, name: &str) -> Result<(), LogError> {
-        let bytes = self.file().clone();
-        self.0.borrow_mut().insert(name.into(), bytes);
-        Ok(())
-    }
-    fn install(&mut self, name: &str) -> Result<(), LogError> {
-        let mut files = self.0.borrow_mut();
-        let bytes = files.remove(name).expect("installed file exists");
-        files.insert(NAME.into(), bytes);
-        Ok(())
-    }
-    fn alive(&mut self, pid: u32) -> bool {
-        pid == 1
-    }
-    fn sleep_ms(&mut self, _ms: u32) {
-        panic!("waited for a lock no other process holds");
-    }
-}
+/// A directory in memory (the core's test double): the memory file and its companions
+/// (the lock), shared by the disks of every memory the test opens on it.
+type Files = MemDir;
 
 type FileMemory = Server<FileLog<MemDisk>>;
 
 fn files_holding(bytes: &[u8]) -> Files {
-    Rc::new(RefCell::new(HashMap::from([(NAME.into(), bytes.to_vec())])))
+    MemDir::with_file(NAME, bytes)
 }
 
 fn bytes_of(files: &Files) -> Vec<u8> {
-    files.borrow()[NAME].clone()
+    files.file(NAME).expect("the memory file exists")
+}
+
+/// The only process's disk on `files`. It never waits for the lock: no other process
+/// holds it (checked after each open).
+fn disk(files: &Files) -> MemDisk {
+    files.open(NAME, 1)
 }
 
 /// Opens a memory on `files` as a host does (holding the lock); returns it and the
 /// warnings of the open, or the error.
 fn try_open(files: &Files) -> Result<(FileMemory, Vec<String>), String> {
-    let mut log = FileLog::new(MemDisk(Rc::clone(files)));
+    let mut log = FileLog::new(disk(files));
     log.lock().unwrap();
+    assert_eq!(files.clock(), 0, "waited for a lock no other process holds");
     match Server::open(log) {
         Ok((mut memory, mut warnings)) => {
             memory.memory_mut().log_mut().unlock();
@@ -160,7 +57,7 @@ fn try_open(files: &Files) -> Result<(FileMemory, Vec<String>), String> {
 /// Replays the file through a `FileLog` alone (what a host's open reads, before the
 /// records are applied): the record payloads and the warnings, or the error.
 fn try_replay(files: &Files) -> Result<(Vec<Vec<u8>>, Vec<String>), String> {
-    let mut log = FileLog::new(MemDisk(Rc::clone(files)));
+    let mut log = FileLog::new(disk(files));
     log.lock().unwrap();
     let contents = log.replay().map_err(|e| e.0);
     log.unlock();
@@ -356,7 +253,7 @@ fn a_writer_dying_mid_append_at_any_byte_is_caught_up_to_the_complete_records() 
         for cut in w.end_of(first)..=w.bytes.len() {
             let files = files_holding(&w.bytes[..w.end_of(first)]);
             let (mut m, _) = try_open(&files).unwrap();
-            *files.borrow_mut().get_mut(NAME).unwrap() = w.bytes[..cut].to_vec();
+            files.overwrite(NAME, &w.bytes[..cut]);
             let n = w.complete_at(cut);
             m.memory_mut().log_mut().lock().unwrap();
             let seen = graph(&mut m);
