@@ -14,14 +14,14 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use axum::Router;
 use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
-use mcp_memory_core::mcp::PROTOCOL_VERSIONS;
+use mcp_memory_core::mcp::{self, Kind, PROTOCOL_VERSIONS};
 use mcp_memory_core::tools::limits::MAX_MESSAGE_BYTES;
-use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 use tokio_stream::StreamExt;
@@ -120,6 +120,11 @@ impl IntoResponse for Refusal {
     }
 }
 
+/// A JSON body with this status.
+fn json_response(status: StatusCode, body: String) -> Response {
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
 fn text(headers: &HeaderMap, name: impl header::AsHeaderName) -> Option<&str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
@@ -184,11 +189,20 @@ async fn endpoint(
     State(app): State<Arc<App>>,
     method: Method,
     headers: HeaderMap,
-    body: Bytes,
+    body: Result<Bytes, BytesRejection>,
 ) -> Response {
     if let Err(refused) = admit(&app, &headers) {
         return refused.into_response();
     }
+    let body = match body {
+        Ok(body) => body,
+        // Over the core's message limit: its error, to no id (the body was not read).
+        Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            let bytes = text(&headers, header::CONTENT_LENGTH).and_then(|n| n.parse().ok());
+            return json_response(StatusCode::PAYLOAD_TOO_LARGE, mcp::too_large(None, bytes));
+        }
+        Err(e) => return e.into_response(),
+    };
     match method {
         Method::POST => post(&app, &headers, body).await,
         Method::GET => get(&app, &headers),
@@ -279,33 +293,21 @@ async fn post(app: &App, headers: &HeaderMap, body: Bytes) -> Response {
         )
         .into_response();
     }
-    let Ok(message) = std::str::from_utf8(&body) else {
-        return refuse(
-            StatusCode::BAD_REQUEST,
-            -32700,
-            "Parse error: the body is not UTF-8",
-        )
-        .into_response();
-    };
-    let Ok(parsed) = serde_json::from_str::<Value>(message) else {
-        return refuse(
-            StatusCode::BAD_REQUEST,
-            -32700,
-            "Parse error: the body is not JSON",
-        )
-        .into_response();
-    };
-    if parsed.is_array() {
-        return refuse(
-            StatusCode::BAD_REQUEST,
-            -32600,
-            "Invalid Request: JSON-RPC batches are not supported; send one message per request",
-        )
-        .into_response();
+    // As on stdio and TCP: invalid UTF-8 becomes U+FFFD, and the core says what the
+    // message is; what it refuses gets its error with status 400 here (a stream transport
+    // sends nothing back).
+    let message = String::from_utf8_lossy(&body);
+    let kind = mcp::classify(&message);
+    if let Some(refusal) = kind.refusal() {
+        return json_response(StatusCode::BAD_REQUEST, refusal);
     }
-    let is_request = parsed.get("id").is_some() && parsed.get("method").is_some();
-    let initialize =
-        is_request && parsed.get("method").and_then(Value::as_str) == Some("initialize");
+    let initialize = matches!(
+        kind,
+        Kind::Request {
+            initialize: true,
+            ..
+        }
+    );
     let (id, number) = if initialize {
         match open_session(app) {
             Ok(opened) => opened,
@@ -320,7 +322,7 @@ async fn post(app: &App, headers: &HeaderMap, body: Bytes) -> Response {
             Err(refused) => return refused.into_response(),
         }
     };
-    let mut replies = app.hub.handle(number, message.to_string()).await;
+    let mut replies = app.hub.handle(number, message.into_owned()).await;
     let mut response = if replies.is_empty() {
         StatusCode::ACCEPTED.into_response()
     } else if replies.len() > 1 && accepts(headers, "text/event-stream") {

@@ -5,7 +5,9 @@
 use std::sync::Arc;
 
 use anyhow::Result;
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, BufWriter};
+use mcp_memory_core::mcp;
+use mcp_memory_core::tools::limits::MAX_MESSAGE_BYTES;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, BufWriter};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, mpsc};
 
@@ -16,12 +18,13 @@ use crate::stdio::trim_eol;
 /// Connections served at once; more are told so and closed.
 pub const MAX_CONNECTIONS: usize = 128;
 
-/// Longest line read: the core's message limit and room for the line's end.
-const MAX_LINE: u64 = mcp_memory_core::tools::limits::MAX_MESSAGE_BYTES as u64 + 2;
+/// Longest line read whole: the core's message limit and room for the line's end. A longer
+/// line is read to its end without being kept, and answered as the core says
+/// ([`mcp::too_large`], with id `null`: its id was not read).
+const MAX_LINE: u64 = MAX_MESSAGE_BYTES as u64 + 2;
 
 const BUSY: &str = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Too many connections: this server serves at most 128 at once"}}"#;
 const UNAUTHORIZED: &str = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Unauthorized: the first line must be `Bearer <token>`"}}"#;
-const TOO_LONG: &str = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Message exceeds the limit of 16777216 bytes"}}"#;
 
 /// Accepts connections until the process ends.
 pub async fn serve(listener: TcpListener, hub: Hub, token: Option<Arc<Token>>) -> Result<()> {
@@ -83,8 +86,15 @@ async fn connection(stream: TcpStream, hub: Hub, token: Option<Arc<Token>>) {
         {
             Ok(0) | Err(_) => break,
             Ok(_) if !line.ends_with(b"\n") && line.len() as u64 == MAX_LINE => {
-                let _ = outbox.send(TOO_LONG.to_string()).await;
-                break;
+                let Ok((rest, cr)) = skip_line(&mut lines, line.last().copied()).await else {
+                    break;
+                };
+                let bytes = line.len() + rest - usize::from(cr);
+                let refused = mcp::too_large(None, Some(bytes));
+                if outbox.send(refused).await.is_err() {
+                    break;
+                }
+                continue;
             }
             Ok(_) => {}
         }
@@ -110,4 +120,33 @@ async fn connection(stream: TcpStream, hub: Hub, token: Option<Arc<Token>>) {
     hub.end(session);
     drop(outbox);
     let _ = writer.await;
+}
+
+/// Reads the rest of a line whose start (ending in byte `last`) was read already, without
+/// keeping it; returns how many bytes it held before its `\n`, and whether a `\r` (part of
+/// the line's end, not of the message) stood before that.
+async fn skip_line(
+    reader: &mut (impl AsyncBufRead + Unpin),
+    mut last: Option<u8>,
+) -> std::io::Result<(usize, bool)> {
+    let mut count = 0;
+    loop {
+        let buf = reader.fill_buf().await?;
+        if buf.is_empty() {
+            return Ok((count, false));
+        }
+        if let Some(end) = buf.iter().position(|&b| b == b'\n') {
+            let before = if end > 0 {
+                buf.get(end - 1).copied()
+            } else {
+                last
+            };
+            reader.consume(end + 1);
+            return Ok((count + end, before == Some(b'\r')));
+        }
+        let len = buf.len();
+        last = buf.last().copied();
+        count += len;
+        reader.consume(len);
+    }
 }

@@ -57,9 +57,93 @@ struct Request<'a> {
     params: Option<&'a Map<String, Value>>,
 }
 
-/// Classifies a message: `Some` for a request, `None` for anything that gets no reply
-/// (notifications, responses, and messages that are not JSON-RPC).
-fn request(msg: &Value) -> Option<Request<'_>> {
+/// What a transport received, as the core reads it. Every transport asks this one question
+/// (or hands the message to [`Server::handle_in`], which asks it), so a message means the
+/// same on stdio, TCP and HTTP.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kind {
+    /// A request: it gets exactly one reply, to this id (as JSON text).
+    Request {
+        /// The request's id, as JSON text (`"abc"`, `7`).
+        id: String,
+        /// Whether it is `initialize` (an HTTP session starts with it).
+        initialize: bool,
+    },
+    /// A notification, or a response to the server: handled, never answered.
+    Notification,
+    /// A JSON array: a JSON-RPC batch, which MCP does not allow (2025-06-18 on).
+    Batch,
+    /// Text that is not JSON.
+    NotJson,
+    /// JSON that is not a JSON-RPC 2.0 message as MCP defines one (unknown keys, an id that
+    /// is neither a string nor a safe integer, params that are not an object).
+    Invalid,
+}
+
+impl Kind {
+    /// The error a transport that must answer every message (HTTP, with status 400) sends
+    /// for one it refuses, with id `null`; `None` for a message the server accepts. Stream
+    /// transports send nothing for such a line, as the reference server does.
+    pub fn refusal(&self) -> Option<String> {
+        let (code, message) = match self {
+            Kind::Request { .. } | Kind::Notification => return None,
+            Kind::Batch => (
+                -32600,
+                "Invalid Request: JSON-RPC batches are not supported; send one message at a time",
+            ),
+            Kind::NotJson => (-32700, "Parse error: the message is not JSON"),
+            Kind::Invalid => (
+                -32600,
+                "Invalid Request: the message is not a JSON-RPC 2.0 request or notification",
+            ),
+        };
+        Some(error("null", code, message))
+    }
+}
+
+/// Reads a message: what it is, and whether it gets a reply (see [`Kind`]). Lone UTF-16
+/// surrogate escapes are repaired as everywhere else (`json::parse_lenient`).
+pub fn classify(message: &str) -> Kind {
+    let Ok((msg, _)) = parse_lenient::<Value>(message) else {
+        return Kind::NotJson;
+    };
+    if msg.is_array() {
+        return Kind::Batch;
+    }
+    if let Some(req) = as_request(&msg) {
+        let initialize = req.method == "initialize";
+        return Kind::Request {
+            id: req.id,
+            initialize,
+        };
+    }
+    let obj = msg.as_object();
+    let field = |k: &str| obj.and_then(|o| o.get(k));
+    let jsonrpc = field("jsonrpc").and_then(Value::as_str) == Some("2.0");
+    let notification = field("method").is_some_and(Value::is_string) && field("id").is_none();
+    let response = field("id").is_some() && (field("result").is_some() || field("error").is_some());
+    if jsonrpc && (notification || response) {
+        Kind::Notification
+    } else {
+        Kind::Invalid
+    }
+}
+
+/// The reply to a message over [`MAX_MESSAGE_BYTES`]: error -32600 naming the limit (and
+/// the message's size, where the transport counted it), to the request's id where the
+/// transport read the whole message, else to `null` (a transport that stops reading at the
+/// limit cannot know the id).
+pub fn too_large(id: Option<&str>, bytes: Option<usize>) -> String {
+    let message = match bytes {
+        Some(n) => format!("Message of {n} bytes exceeds the limit of {MAX_MESSAGE_BYTES} bytes"),
+        None => format!("Message exceeds the limit of {MAX_MESSAGE_BYTES} bytes"),
+    };
+    error(id.unwrap_or("null"), -32600, &message)
+}
+
+/// The request in a message, or `None` for anything that gets no reply (notifications,
+/// responses, and messages that are not JSON-RPC requests).
+fn as_request(msg: &Value) -> Option<Request<'_>> {
     let obj = msg.as_object()?;
     if obj.get("jsonrpc")?.as_str()? != "2.0" {
         return None;
@@ -201,7 +285,7 @@ impl<'a> ParamCheck<'a> {
 /// no reply. Needs no memory, so a host can ask a fresh instance after the old one died.
 pub fn failure_reply(message: &str, reason: &str) -> Option<String> {
     let (msg, _) = parse_lenient::<Value>(message).ok()?;
-    let req = request(&msg)?;
+    let req = as_request(&msg)?;
     Some(error(&req.id, -32603, reason))
 }
 
@@ -259,21 +343,17 @@ impl<L: Log> Server<L> {
         let Ok((msg, _)) = parse_lenient::<Value>(message) else {
             return Vec::new();
         };
-        match request(&msg) {
-            Some(req) if message.len() > MAX_MESSAGE_BYTES => vec![error(
-                req.id.as_str(),
-                -32600,
-                &format!(
-                    "Message of {} bytes exceeds the limit of {MAX_MESSAGE_BYTES} bytes",
-                    message.len()
-                ),
-            )],
-            Some(req) => self.request(req),
+        match as_request(&msg) {
+            Some(req) if message.len() > MAX_MESSAGE_BYTES => {
+                vec![too_large(Some(&req.id), Some(message.len()))]
+            }
+            Some(req) => self.dispatch(req),
             None => Vec::new(),
         }
     }
 
-    fn request(&mut self, req: Request<'_>) -> Vec<String> {
+    /// Answers a request.
+    fn dispatch(&mut self, req: Request<'_>) -> Vec<String> {
         let id = req.id.as_str();
         let mut check = ParamCheck::new(req.params);
         let one = |s: String| vec![s];
@@ -488,8 +568,78 @@ mod tests {
     }
 
     #[test]
+    fn classify_tells_what_gets_a_reply_and_what_a_transport_refuses() {
+        let request = |id: &str, initialize| Kind::Request {
+            id: id.into(),
+            initialize,
+        };
+        let cases = [
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+                request("1", false),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":"a","method":"initialize","params":{}}"#,
+                request("\"a\"", true),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+                Kind::Notification,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":3,"result":{}}"#,
+                Kind::Notification,
+            ),
+            (r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#, Kind::Batch),
+            ("[]", Kind::Batch),
+            ("{not json", Kind::NotJson),
+            ("", Kind::NotJson),
+            ("42", Kind::Invalid),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"ping","x":1}"#,
+                Kind::Invalid,
+            ),
+            (r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#, Kind::Invalid),
+            (
+                r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+                Kind::Invalid,
+            ),
+        ];
+        for (message, kind) in cases {
+            assert_eq!(classify(message), kind, "{message}");
+        }
+        // A lone surrogate escape is repaired, as in every other reading.
+        assert_eq!(
+            classify(r#"{"jsonrpc":"2.0","id":"\ud800","method":"ping"}"#),
+            request("\"\u{fffd}\"", false)
+        );
+        assert_eq!(request("1", false).refusal(), None);
+        assert_eq!(Kind::Notification.refusal(), None);
+        assert_eq!(
+            Kind::Batch.refusal().as_deref(),
+            Some(
+                r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: JSON-RPC batches are not supported; send one message at a time"}}"#
+            )
+        );
+        assert!(Kind::NotJson.refusal().unwrap().contains("-32700"));
+        assert!(Kind::Invalid.refusal().unwrap().contains("-32600"));
+    }
+
+    #[test]
+    fn too_large_names_the_limit_and_the_size_when_known() {
+        assert_eq!(
+            too_large(Some("7"), Some(16_777_300)),
+            r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"Message of 16777300 bytes exceeds the limit of 16777216 bytes"}}"#
+        );
+        assert_eq!(
+            too_large(None, None),
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Message exceeds the limit of 16777216 bytes"}}"#
+        );
+    }
+
+    #[test]
     fn ids_follow_the_sdk_schema() {
-        let id = |s: &str| request(&serde_json::from_str(s).unwrap()).map(|r| r.id);
+        let id = |s: &str| as_request(&serde_json::from_str(s).unwrap()).map(|r| r.id);
         assert_eq!(
             id(r#"{"jsonrpc":"2.0","id":"abc-é","method":"ping"}"#).as_deref(),
             Some("\"abc-é\"")
