@@ -8,14 +8,55 @@ use wasmtime::{Engine, Store};
 use crate::disk::FsDisk;
 use crate::engine_config;
 use mcp_memory_core::filelog::FileLog;
-use mcp_memory_core::{Changes, Contents, Log};
+use mcp_memory_core::memory::LogOp;
+use mcp_memory_core::{Changes, Contents, Error, Log, LogError};
 
 wasmtime::component::bindgen!({
     world: "memory-server",
     path: "../wit",
 });
 
+use self::exports::mcp_memory::memory::server::{LogOp as WitLogOp, MemoryError};
 use self::mcp_memory::memory::log;
+
+/// Why a call on the memory failed: the memory said no (the core's typed error, which the
+/// CLI matches on), or the component itself failed.
+#[derive(Debug)]
+pub enum CallError {
+    /// The memory refused or its log failed.
+    Memory(Error),
+    /// The component trapped, or could not be called.
+    Engine(anyhow::Error),
+}
+
+impl std::fmt::Display for CallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CallError::Memory(e) => write!(f, "{e}"),
+            CallError::Engine(e) => write!(f, "{e:#}"),
+        }
+    }
+}
+
+impl std::error::Error for CallError {}
+
+impl From<MemoryError> for CallError {
+    fn from(e: MemoryError) -> Self {
+        CallError::Memory(match e {
+            MemoryError::Log((op, message)) => Error::Log {
+                op: match op {
+                    WitLogOp::Refresh => LogOp::Refresh,
+                    WitLogOp::Append => LogOp::Append,
+                    WitLogOp::Sync => LogOp::Sync,
+                    WitLogOp::Replace => LogOp::Replace,
+                },
+                error: LogError(message),
+            },
+            MemoryError::Unavailable(reason) => Error::Unavailable(reason),
+            MemoryError::ImportRefused(reason) => Error::ImportRefused(reason),
+        })
+    }
+}
 
 /// The component, precompiled for this architecture by `build.rs`.
 static PRECOMPILED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/memory.cwasm"));
@@ -130,13 +171,25 @@ impl Server {
     }
 
     /// Rewrites the memory file as the graph as it stands; returns its record count.
-    pub fn compact(&mut self) -> Result<u32> {
-        self.locked(|b, store, memory| {
+    pub fn compact(&mut self) -> Result<u32, CallError> {
+        self.memory_call(|b, store, memory| {
             b.mcp_memory_memory_server()
                 .memory()
                 .call_compact(store, memory)
-        })?
-        .map_err(|e| anyhow!(e))
+        })
+    }
+
+    /// Runs a call that answers with the memory's typed error, holding the lock.
+    fn memory_call<T>(
+        &mut self,
+        call: impl FnOnce(
+            &MemoryServer,
+            &mut Store<HostState>,
+            ResourceAny,
+        ) -> wasmtime::Result<std::result::Result<T, MemoryError>>,
+    ) -> Result<T, CallError> {
+        let answer = self.locked(call).map_err(CallError::Engine)?;
+        answer.map_err(CallError::from)
     }
 
     /// Warnings the memory file produced since the last call (torn tails cut off).
@@ -153,33 +206,30 @@ impl Server {
     }
 
     /// The graph as reference JSONL.
-    pub fn export_jsonl(&mut self) -> Result<Vec<u8>> {
-        self.locked(|b, store, memory| {
+    pub fn export_jsonl(&mut self) -> Result<Vec<u8>, CallError> {
+        self.memory_call(|b, store, memory| {
             b.mcp_memory_memory_server()
                 .memory()
                 .call_export_jsonl(store, memory)
-        })?
-        .map_err(|e| anyhow!(e))
+        })
     }
 
     /// The graph as a compacted memory log file.
-    pub fn export_log(&mut self) -> Result<Vec<u8>> {
-        self.locked(|b, store, memory| {
+    pub fn export_log(&mut self) -> Result<Vec<u8>, CallError> {
+        self.memory_call(|b, store, memory| {
             b.mcp_memory_memory_server()
                 .memory()
                 .call_export_log(store, memory)
-        })?
-        .map_err(|e| anyhow!(e))
+        })
     }
 
     /// Merges a memory file (log or reference JSONL) into the memory; returns a summary.
-    pub fn import_file(&mut self, data: &[u8]) -> Result<String> {
-        self.locked(|b, store, memory| {
+    pub fn import_file(&mut self, data: &[u8]) -> Result<String, CallError> {
+        self.memory_call(|b, store, memory| {
             b.mcp_memory_memory_server()
                 .memory()
                 .call_import_file(store, memory, data)
-        })?
-        .map_err(|e| anyhow!(e))
+        })
     }
 }
 

@@ -12,11 +12,15 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use mcp_memory::auth::{TOKEN_ENV, Token};
 use mcp_memory::disk::{Durability, open_log};
-use mcp_memory::engine::Server;
+use mcp_memory::engine::{CallError, Server};
 use mcp_memory::listen::{self, Listen, Network};
 use mcp_memory::service::Service;
 use mcp_memory::{config, stdio};
-use mcp_memory_core::frame;
+use mcp_memory_core::{Error, frame};
+
+/// The exit status of an `import` whose file could not be read (sysexits' EX_DATAERR):
+/// nothing was imported, and the memory is fine.
+const IMPORT_REFUSED: i32 = 65;
 
 /// Persistent knowledge-graph memory for LLM agents (MCP server).
 #[derive(Parser)]
@@ -201,9 +205,17 @@ fn main() -> Result<()> {
         Command::Import { file } => {
             let data =
                 std::fs::read(&file).with_context(|| format!("cannot read {}", file.display()))?;
-            let summary = open(&path, durability)?.import_file(&data)?;
-            eprintln!("mcp-memory: {}: {summary}", path.display());
-            Ok(())
+            match open(&path, durability)?.import_file(&data) {
+                Ok(summary) => {
+                    eprintln!("mcp-memory: {}: {summary}", path.display());
+                    Ok(())
+                }
+                Err(CallError::Memory(Error::ImportRefused(reason))) => {
+                    eprintln!("Error: {} was not imported: {reason}", file.display());
+                    std::process::exit(IMPORT_REFUSED)
+                }
+                Err(e) => Err(e.into()),
+            }
         }
         Command::Verify { file, json } => {
             std::process::exit(mcp_memory::maintenance::verify(&file, json).into())

@@ -756,14 +756,21 @@ fn import_merges_a_jsonl_file_into_the_memory() {
     );
     assert_eq!(graph(&file), expected);
 
-    // A file that cannot be read changes nothing.
+    // A file that cannot be read changes nothing, and says so with its own exit status.
     let bad = dir.path().join("bad.jsonl");
     fs::write(&bad, "{not json").unwrap();
     let mut cmd = on(&file);
     cmd.arg("import").arg(&bad);
     let run = exec(cmd, "");
-    assert!(!run.status.success());
-    assert!(run.stderr.contains("line 1"), "{}", run.stderr);
+    assert_eq!(run.status.code(), Some(65), "{}", run.stderr);
+    assert!(
+        run.stderr.starts_with(&format!(
+            "Error: {} was not imported: line 1",
+            bad.display()
+        )),
+        "{}",
+        run.stderr
+    );
     assert_eq!(graph(&file), expected);
 }
 

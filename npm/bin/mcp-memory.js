@@ -134,8 +134,17 @@ try {
       if (rest.length !== 1) fail('import needs exactly one FILE');
       const data = fs.readFileSync(rest[0]); // before the memory: a missing input creates nothing
       const memory = open();
-      const summary = memory.importFile(data);
-      memory.close();
+      let summary;
+      try {
+        summary = memory.importFile(data);
+      } catch (e) {
+        if (e.code !== 'IMPORT_REFUSED') throw e;
+        // As the native CLI: the input could not be read; the memory is fine (EX_DATAERR).
+        process.stderr.write(`Error: ${rest[0]} was not imported: ${e.message}\n`);
+        process.exit(65);
+      } finally {
+        memory.close();
+      }
       process.stderr.write(`mcp-memory: ${path}: ${summary}\n`);
       break;
     }

@@ -242,8 +242,8 @@ test('import FILE merges a reference JSONL file, reports on stderr, and changes 
   const bad = path.join(dir, 'bad.jsonl');
   fs.writeFileSync(bad, '{not json');
   const refused = await exec(withArgs(on(file), 'import', bad));
-  assert.notEqual(refused.status, 0);
-  assert.match(refused.stderr, /line 1/);
+  assert.equal(refused.status, 65, refused.stderr);
+  assert.ok(refused.stderr.startsWith(`Error: ${bad} was not imported: line 1`), refused.stderr);
   const missing = await exec(withArgs(on(file), 'import', path.join(dir, 'no-such.jsonl')));
   assert.notEqual(missing.status, 0);
   assert.match(missing.stderr, /no-such\.jsonl/);

@@ -13,8 +13,12 @@ wit_bindgen::generate!({
     path: "../../wit",
 });
 
-use exports::mcp_memory::memory::server::{Guest, GuestMemory, Memory as MemoryHandle};
+use exports::mcp_memory::memory::server::{
+    Guest, GuestMemory, LogOp as WitLogOp, Memory as MemoryHandle, MemoryError,
+};
 use mcp_memory::memory::log;
+use mcp_memory_core::Error;
+use mcp_memory_core::memory::LogOp;
 
 /// The host's log, reached through the `log` import.
 struct HostLog;
@@ -44,6 +48,23 @@ impl Log for HostLog {
 
     fn replace(&mut self, entries: &[Vec<u8>]) -> Result<(), LogError> {
         log::replace(entries).map_err(LogError)
+    }
+}
+
+/// The core's error as the WIT world carries it.
+fn wit_error(e: Error) -> MemoryError {
+    match e {
+        Error::Log { op, error } => {
+            let op = match op {
+                LogOp::Refresh => WitLogOp::Refresh,
+                LogOp::Append => WitLogOp::Append,
+                LogOp::Sync => WitLogOp::Sync,
+                LogOp::Replace => WitLogOp::Replace,
+            };
+            MemoryError::Log((op, error.0))
+        }
+        Error::Unavailable(reason) => MemoryError::Unavailable(reason),
+        Error::ImportRefused(reason) => MemoryError::ImportRefused(reason),
     }
 }
 
@@ -78,22 +99,24 @@ impl GuestMemory for GuestMem {
         self.0.borrow_mut().end_session(session)
     }
 
-    fn compact(&self) -> Result<u32, String> {
+    fn compact(&self) -> Result<u32, MemoryError> {
         let records = self.0.borrow_mut().memory_mut().compact();
-        let records = records.map_err(|e| e.to_string())?;
-        u32::try_from(records).map_err(|_| "too many records".to_string())
+        // A log of more than 4 billion records cannot be held in memory to begin with.
+        records
+            .map(|n| u32::try_from(n).unwrap_or(u32::MAX))
+            .map_err(wit_error)
     }
 
-    fn export_jsonl(&self) -> Result<Vec<u8>, String> {
-        (self.0.borrow_mut().memory_mut().export_jsonl()).map_err(|e| e.to_string())
+    fn export_jsonl(&self) -> Result<Vec<u8>, MemoryError> {
+        (self.0.borrow_mut().memory_mut().export_jsonl()).map_err(wit_error)
     }
 
-    fn export_log(&self) -> Result<Vec<u8>, String> {
-        (self.0.borrow_mut().memory_mut().export_log()).map_err(|e| e.to_string())
+    fn export_log(&self) -> Result<Vec<u8>, MemoryError> {
+        (self.0.borrow_mut().memory_mut().export_log()).map_err(wit_error)
     }
 
-    fn import_file(&self, data: Vec<u8>) -> Result<String, String> {
-        (self.0.borrow_mut().memory_mut().import(&data)).map_err(|e| e.to_string())
+    fn import_file(&self, data: Vec<u8>) -> Result<String, MemoryError> {
+        (self.0.borrow_mut().memory_mut().import(&data)).map_err(wit_error)
     }
 }
 
