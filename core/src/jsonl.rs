@@ -1,6 +1,6 @@
 //! The reference server's memory file (JSONL): reading it losslessly, writing it exactly.
 //!
-//! Reading follows the reference's reader (`shared/spec` §4.2): blank lines, CRLF, any key
+//! Reading follows the reference's reader (`tests/scenarios/import-reference-jsonl.json`): blank lines, CRLF, any key
 //! order and spacing, extra keys, unknown line types and duplicate entities are all accepted,
 //! and file order is kept. Where the reference would fail or silently rewrite, this reader
 //! either reports a warning and keeps going (invalid UTF-8, lone surrogates, a BOM, lines

@@ -3,9 +3,10 @@
 //! The contract mirrors `wit/memory.wit` (the component's `log` import), which is the
 //! normative text; in short:
 //! - [`Log::replay`] is called once, before anything else.
-//! - [`Log::refresh`] is called before every request: it returns what other writers (other
-//!   processes, other tabs) put in the log since this memory last saw it, and from then
-//!   until the request is answered no other writer appends.
+//! - [`Log::refresh`] is called at the start of every request that reads or changes the
+//!   graph (`tools/call`, `resources/read`, export, import, compact): it returns what other
+//!   writers (other processes, other tabs) put in the log since this memory last saw it, and
+//!   from then until the request is answered no other writer appends.
 //! - [`Log::append`] must leave either the whole entry or nothing in the log, in call order.
 //! - [`Log::sync`] is called before every reply that follows an append.
 //! - [`Log::replace`] swaps the whole log atomically: afterwards replay yields exactly the new

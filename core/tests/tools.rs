@@ -1,5 +1,5 @@
-//! One test per tool rule of the reference server (`shared/spec` §2.2–2.3), per deliberate
-//! difference from it, and per rule of the log and notification contract.
+//! One test per tool rule of the reference server (as `tests/scenarios` records it), per
+//! deliberate difference from it, and per rule of the log and notification contract.
 
 mod common;
 

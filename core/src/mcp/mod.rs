@@ -1,6 +1,6 @@
 //! MCP over JSON-RPC 2.0: one incoming message in, the outgoing messages out.
 //!
-//! Behaviour follows the reference server (`shared/spec` §1): messages that are not valid
+//! Behaviour follows the reference server (`tests/scenarios/no-reply.json`): messages that are not valid
 //! JSON-RPC (garbage, batches, unknown shapes) get no reply; malformed parameters of known
 //! methods get error -32603 carrying zod-style issues; tool failures are `isError` results.
 

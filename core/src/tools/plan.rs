@@ -1,7 +1,7 @@
 //! The reference's six mutating tools, each split into a *plan* (decided against the current
 //! graph, without changing it) and its record (applied only after the log accepted it).
 //!
-//! Semantics are the reference server's (`shared/spec`, §2.3) except where
+//! Semantics are the reference server's (`tests/scenarios/tools-success.json`) except where
 //! `docs/compatibility.md` says otherwise: a name or triple repeated inside one call is
 //! created once.
 

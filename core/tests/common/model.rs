@@ -1,6 +1,7 @@
-//! A direct transcription of the reference server's tool semantics (`shared/spec` §2.3) on
-//! plain vectors, with this project's two deliberate differences (a name or triple repeated
-//! inside one create call is created once). Used as the oracle in property tests.
+//! A direct transcription of the reference server's tool semantics (as
+//! `tests/scenarios/tools-success.json` records it) on plain vectors, with this project's
+//! two deliberate differences (a name or triple repeated inside one create call is created
+//! once). Used as the oracle in property tests.
 
 use serde_json::{Value, json};
 

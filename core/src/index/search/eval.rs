@@ -346,7 +346,7 @@ fn each_run<'e>(list: &'e [Occ], df: usize, filter: Option<&[u32]>, mut f: impl 
     }
 }
 
-/// Keeps the best hit per doc of hits sorted by doc.
+/// The docs of hits (sorted by doc, so the docs come out sorted).
 fn docs_of(hits: &[Hit]) -> Vec<u32> {
     hits.iter().map(|h| h.doc).collect()
 }
@@ -655,7 +655,6 @@ fn eval(s: &Scorer<'_>, plan: &Plan, filter: Option<&[u32]>) -> Vec<Hit> {
     }
 }
 
-/// The hits of a query, in slot order.
 /// The hits of a query, in slot order; `None` for a typo pass that found no typo terms
 /// (it would find what the pass without typos found) when `skip_if_no_typos`.
 #[inline(never)]

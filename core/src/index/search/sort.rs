@@ -1,7 +1,9 @@
 //! Small sorts. Every use of `slice::sort*` with a new element type or comparator is
 //! another copy of the standard library's sort code in the WebAssembly build (10–20 KB
 //! each); these are a few hundred bytes, and as fast for what search sorts: `u64` keys
-//! (radix sort) and the best few of many (a bounded heap).
+//! (radix sort) and the best few of many (a bounded heap). Two sorts of a reranked pool by
+//! score (`run`'s final order, `rerank`'s order of the boosted) still use `sort_by`: they
+//! compare floats with `total_cmp`, which the bit keys here would not match for `-0.0`.
 
 use alloc::vec;
 use alloc::vec::Vec;
