@@ -50,6 +50,8 @@ impl View<'_> {
     }
 }
 
+/// An entity in a bounded answer. Not [`crate::model::Entity`]: an outline leaves the
+/// observations out altogether (no key), which the model's shape cannot say.
 #[derive(Serialize)]
 struct EntityView<'a> {
     name: &'a str,
