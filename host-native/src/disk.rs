@@ -27,17 +27,45 @@ pub enum Durability {
 /// How far the background flusher may lag behind the last write.
 const FLUSH_INTERVAL: Duration = Duration::from_secs(1);
 
+/// How the open file is made durable: `File::sync_data`, unless a test injects failures
+/// ([`FsDisk::open_with_fsync`]).
+pub type Fsync = fn(&File) -> io::Result<()>;
+
 /// The open memory file, shared with the background flusher.
 struct Shared {
     file: Mutex<File>,
+    /// Bytes were written that no successful fsync covers yet.
     dirty: AtomicBool,
     stop: AtomicBool,
+    fsync: Fsync,
+    /// A failed background fsync that no client has heard of and no later fsync has made
+    /// moot: the next `sync` reports it.
+    failure: Mutex<Option<String>>,
 }
 
 impl Shared {
     fn file(&self) -> MutexGuard<'_, File> {
         // A panic while holding the lock cannot leave the File itself inconsistent.
         self.file.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn failure(&self) -> MutexGuard<'_, Option<String>> {
+        self.failure.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Fsyncs the file if something written is not yet durable. A failure leaves it dirty,
+    /// so the next attempt covers those bytes again; a success makes every earlier failure
+    /// moot (nothing written is at risk any more).
+    fn flush(&self) -> io::Result<()> {
+        if !self.dirty.swap(false, Ordering::AcqRel) {
+            return Ok(());
+        }
+        let synced = (self.fsync)(&self.file());
+        match &synced {
+            Ok(()) => *self.failure() = None,
+            Err(_) => self.dirty.store(true, Ordering::Release),
+        }
+        synced
     }
 }
 
@@ -81,6 +109,12 @@ pub fn open_log(path: &Path, durability: Durability) -> Result<FileLog<FsDisk>> 
 impl FsDisk {
     /// Opens (creating it and its directory if needed) the memory file at `path`.
     pub fn open(path: &Path, durability: Durability) -> Result<FsDisk> {
+        Self::open_with_fsync(path, durability, File::sync_data)
+    }
+
+    /// [`FsDisk::open`] with `fsync` making the file durable: for tests that make the disk
+    /// fail (ENOSPC, EIO) and recover.
+    pub fn open_with_fsync(path: &Path, durability: Durability, fsync: Fsync) -> Result<FsDisk> {
         let dir = match path.parent() {
             Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
             _ => PathBuf::from("."),
@@ -98,8 +132,10 @@ impl FsDisk {
             file: Mutex::new(file),
             dirty: AtomicBool::new(false),
             stop: AtomicBool::new(false),
+            fsync,
+            failure: Mutex::new(None),
         });
-        let flusher = (durability == Durability::Background).then(|| spawn_flusher(&shared));
+        let flusher = (durability == Durability::Background).then(|| spawn_flusher(&shared, path));
         let nonce = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos());
@@ -165,17 +201,17 @@ impl Disk for FsDisk {
     fn sync(&mut self) -> Result<(), LogError> {
         match self.durability {
             Durability::Sync => self.sync_now(),
-            // The flusher makes it durable within FLUSH_INTERVAL.
-            Durability::Background => Ok(()),
+            // The flusher makes it durable within FLUSH_INTERVAL; what it could not make
+            // durable since the last sync is this call's error, once.
+            Durability::Background => match self.shared.failure().take() {
+                Some(failure) => Err(LogError(failure)),
+                None => Ok(()),
+            },
         }
     }
 
     fn sync_now(&mut self) -> Result<(), LogError> {
-        if self.shared.dirty.swap(false, Ordering::AcqRel) {
-            let synced = self.shared.file().sync_data();
-            synced.map_err(|e| err(e, "sync", &self.path))?;
-        }
-        Ok(())
+        self.shared.flush().map_err(|e| err(e, "sync", &self.path))
     }
 
     fn is_current(&mut self) -> Result<bool, LogError> {
@@ -302,15 +338,22 @@ impl Disk for FsDisk {
     }
 }
 
-fn spawn_flusher(shared: &Arc<Shared>) -> thread::JoinHandle<()> {
+/// Fsyncs what was written at most [`FLUSH_INTERVAL`] later. A failure keeps the file
+/// dirty (the next round tries again, covering the same bytes) and waits for the next
+/// `sync` to report it to a client.
+fn spawn_flusher(shared: &Arc<Shared>, path: &Path) -> thread::JoinHandle<()> {
     let shared = Arc::clone(shared);
+    let path = path.to_path_buf();
     thread::spawn(move || {
         while !shared.stop.load(Ordering::Acquire) {
             thread::park_timeout(FLUSH_INTERVAL);
-            if shared.dirty.swap(false, Ordering::AcqRel)
-                && let Err(e) = shared.file().sync_data()
-            {
-                eprintln!("mcp-memory: error: background fsync failed: {e}");
+            if let Err(e) = shared.flush() {
+                let failure = format!(
+                    "cannot sync {} in the background: {e} (recent changes may not survive a crash; retrying)",
+                    path.display()
+                );
+                eprintln!("mcp-memory: error: {failure}");
+                *shared.failure() = Some(failure);
             }
         }
     })
@@ -324,9 +367,7 @@ impl Drop for FsDisk {
             flusher.thread().unpark();
             let _ = flusher.join();
         }
-        if self.shared.dirty.swap(false, Ordering::AcqRel)
-            && let Err(e) = self.shared.file().sync_data()
-        {
+        if let Err(e) = self.shared.flush() {
             eprintln!("mcp-memory: error: final fsync failed: {e}");
         }
     }
