@@ -16,6 +16,10 @@
 //! many_sigkill_rounds` runs many more rounds (`MCP_MEMORY_KILL_ROUNDS` per mode,
 //! `MCP_MEMORY_KILL_SEED`). Every run prints its totals (`--nocapture`).
 
+mod common;
+
+use common::{call, initialize};
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::fs::MetadataExt;
 use std::os::unix::process::ExitStatusExt;
@@ -106,17 +110,6 @@ fn drain(mut from: impl Read + Send + 'static) -> JoinHandle<String> {
 
 fn send(to: &mut impl Write, message: &Value) -> std::io::Result<()> {
     to.write_all(format!("{message}\n").as_bytes())
-}
-
-fn initialize(id: u64) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "kill-test", "version": "1"}}})
-}
-
-fn call(id: u64, tool: &str, arguments: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-        "params": {"name": tool, "arguments": arguments}})
 }
 
 /// Whether a tool call reply is a success.

@@ -3,6 +3,10 @@
 //! (every refusal the endpoint owes: origin, host, token, session, protocol version). Each
 //! test is named after the failure it guards against.
 
+mod common;
+
+use common::{call, initialize};
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
@@ -53,17 +57,6 @@ fn start(file: &Path, args: &[&str]) -> Server {
     // Keep draining stderr so the server never blocks on it.
     std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
     Server { child, addr }
-}
-
-fn initialize(id: u64) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "test", "version": "0"}}})
-}
-
-fn call(id: u64, tool: &str, arguments: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-        "params": {"name": tool, "arguments": arguments}})
 }
 
 fn create(id: u64, name: &str) -> Value {

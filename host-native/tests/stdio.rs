@@ -1,6 +1,10 @@
 //! The `mcp-memory` binary as a process: MCP over stdio, the memory file on disk, the command
 //! line. Each test is named after the failure it guards against.
 
+mod common;
+
+use common::{call, initialize, request};
+
 use std::fs;
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
@@ -93,24 +97,6 @@ fn serve(cmd: Command, messages: &[Value]) -> Run {
         input.push('\n');
     }
     exec(cmd, &input)
-}
-
-fn initialize(id: u64) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "stdio-test", "version": "1"}}})
-}
-
-fn request(id: u64, method: &str, params: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-}
-
-fn call(id: u64, tool: &str, arguments: Value) -> Value {
-    request(
-        id,
-        "tools/call",
-        json!({"name": tool, "arguments": arguments}),
-    )
 }
 
 /// Makes these tool calls in one session; each must succeed.
