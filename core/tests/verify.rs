@@ -1,11 +1,12 @@
 //! `verify` and `repair` (core/src/verify.rs): each test is named after the failure mode it
 //! checks. Repairs must verify clean and replay to the graph of the input's valid prefix.
 
-use mcp_memory_core::frame::{self, FRAME_HEADER_LEN, HEADER_LEN, TornKind};
+use mcp_memory_core::frame::{self, FRAME_HEADER_LEN, TornKind};
 use mcp_memory_core::graph::Graph;
 use mcp_memory_core::jsonl;
 use mcp_memory_core::model::{Entity, Observations, Relation};
 use mcp_memory_core::record::Record;
+use mcp_memory_core::testing::{frame_offset, log_of};
 use mcp_memory_core::verify::{
     GraphCounts, Problem, RecordCounts, RepairError, Report, Verdict, repair, verify,
 };
@@ -40,19 +41,6 @@ fn payloads() -> Vec<Vec<u8>> {
         .encode(),
         Record::DeleteEntities(vec!["c"]).encode(),
     ]
-}
-
-fn log_of(payloads: &[Vec<u8>]) -> Vec<u8> {
-    frame::encode_log(payloads.iter().map(Vec::as_slice))
-}
-
-/// Offset of frame `i` in a log of `payloads`.
-fn frame_offset(payloads: &[Vec<u8>], i: usize) -> usize {
-    HEADER_LEN
-        + payloads[..i]
-            .iter()
-            .map(|p| FRAME_HEADER_LEN + p.len())
-            .sum::<usize>()
 }
 
 /// The graph these payloads replay to, in the reference's JSONL (to compare graphs).

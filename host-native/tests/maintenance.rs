@@ -7,9 +7,10 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use mcp_memory_core::frame::{self, FRAME_HEADER_LEN, HEADER_LEN};
+use mcp_memory_core::frame::FRAME_HEADER_LEN;
 use mcp_memory_core::model::{Entity, Relation};
 use mcp_memory_core::record::Record;
+use mcp_memory_core::testing::{frame_offset, log_of};
 use serde_json::Value;
 
 /// What one run of the binary produced.
@@ -58,19 +59,6 @@ fn payloads() -> Vec<Vec<u8>> {
         }])
         .encode(),
     ]
-}
-
-fn log_of(payloads: &[Vec<u8>]) -> Vec<u8> {
-    frame::encode_log(payloads.iter().map(Vec::as_slice))
-}
-
-/// Offset of frame `i` in a log of `payloads`.
-fn frame_offset(payloads: &[Vec<u8>], i: usize) -> usize {
-    HEADER_LEN
-        + payloads[..i]
-            .iter()
-            .map(|p| FRAME_HEADER_LEN + p.len())
-            .sum::<usize>()
 }
 
 /// A temporary directory holding `name` with these bytes.

@@ -9,6 +9,8 @@
 //!   power cuts that lose what was not synced.
 //! - [`CrashLog`]: a [`crate::Log`] kept as file bytes with a durable prefix, and
 //!   [`CrashRng`], for random power cuts.
+//! - [`log_of`] and [`frame_offset`]: log files of given records, and where each frame
+//!   starts (to damage one).
 
 mod crash_log;
 mod mem_disk;
@@ -17,3 +19,21 @@ mod mem_log;
 pub use crash_log::{CrashLog, CrashRng, CrashState};
 pub use mem_disk::{MemDir, MemDisk, Op};
 pub use mem_log::{MemLog, MemState};
+
+use alloc::vec::Vec;
+
+use crate::frame::{self, FRAME_HEADER_LEN, HEADER_LEN};
+
+/// A memory log file holding these record payloads.
+pub fn log_of(payloads: &[Vec<u8>]) -> Vec<u8> {
+    frame::encode_log(payloads.iter().map(Vec::as_slice))
+}
+
+/// Where frame `i` starts in [`log_of`]`(payloads)`.
+pub fn frame_offset(payloads: &[Vec<u8>], i: usize) -> usize {
+    let frames: usize = payloads[..i]
+        .iter()
+        .map(|p| FRAME_HEADER_LEN + p.len())
+        .sum();
+    HEADER_LEN + frames
+}
