@@ -5,6 +5,8 @@ import type * as api from './index.js';
 export type {
   Entity,
   KnowledgeGraph,
+  MemoryError,
+  MemoryErrorCode,
   ObservationAddition,
   ObservationDeletion,
   ObservationResult,
@@ -86,6 +88,8 @@ export class BrowserMemory extends EventTarget {
 
   /** Closes the memory once the calls already made finish; resolves then. Twice: nothing more. */
   close(): Promise<void>;
+  /** Closes it: `await using memory = await BrowserMemory.open(name)`. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /** A minimal JSON-RPC message, as the MCP TypeScript SDK's transports carry. */

@@ -55,7 +55,11 @@ export class ProtocolError extends Error {
   code: number;
 }
 
-/** A persistent knowledge-graph memory kept in a file (shareable with other processes). */
+/**
+ * A persistent knowledge-graph memory kept in a file (shareable with other processes). What
+ * it refuses (an import it cannot read, a memory file it cannot use) or a storage failure is
+ * thrown as a `MemoryError`.
+ */
 export class Memory {
   /**
    * Opens the memory kept in `file`, creating it. A reference server's memory.jsonl is
@@ -119,6 +123,20 @@ export class Memory {
 
   /** Makes every change durable and closes the file. */
   close(): void;
+  /** Closes it: `using memory = Memory.open(file)`. */
+  [Symbol.dispose](): void;
+}
+
+/** Which kind of failure a memory's Error is (its `code`). */
+export type MemoryErrorCode = 'LOG_FAILED' | 'UNAVAILABLE' | 'IMPORT_REFUSED';
+
+/**
+ * What a memory throws when it refuses or its storage fails: an Error whose `code` says
+ * which (and, for 'LOG_FAILED', `op` says at which operation).
+ */
+export interface MemoryError extends Error {
+  code: MemoryErrorCode;
+  op?: 'refresh' | 'append' | 'sync' | 'replace';
 }
 
 /** The memory file for a `--memory-file` value and a MEMORY_FILE_PATH value. */

@@ -98,8 +98,8 @@ for (const [option, commands] of Object.entries(OPTION_OF)) {
 const path = memoryPath(values['memory-file']);
 const options = { durability: values.durability };
 
-function open(fresh = false) {
-  const memory = new Memory(path, { ...options, fresh });
+function open() {
+  const memory = new Memory(path, options);
   printWarnings(memory);
   return memory;
 }
@@ -109,10 +109,7 @@ try {
     case 'serve': {
       if (rest.length) fail(`unexpected argument '${rest[0]}'`);
       serveStdio(
-        ({ fresh }) => {
-          const memory = new Memory(path, { ...options, fresh });
-          return { memory, engine: memory.engine };
-        },
+        () => new Memory(path, options),
         (memory) => {
           memory.close();
           process.stdout.end();

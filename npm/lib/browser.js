@@ -57,20 +57,28 @@ export class BrowserMemory extends EventTarget {
     await IdbLog.delete(name, { indexedDB });
   }
 
+  /** The IndexedDB log. */
+  #log;
+  /** The engine's memory. */
+  #inner;
+  #closed = false;
+  #nextId = 1;
+  /** Calls run one at a time, in call order. */
+  #queue = Promise.resolve();
+  /** Other tabs' word that they changed the memory. */
+  #channel;
+
+  /** Use `BrowserMemory.open`. */
   constructor(name, log, inner) {
     super();
     /** The memory's name (its IndexedDB database is `mcp-memory:<name>`). */
     this.name = name;
-    this.log = log;
-    this.inner = inner;
-    this.closed = false;
-    this.nextId = 1;
-    /** Calls run one at a time, in call order. */
-    this.queue = Promise.resolve();
+    this.#log = log;
+    this.#inner = inner;
     // Other tabs (and other BrowserMemory objects of this name) say when they changed the
     // memory; listeners may want to look again.
-    this.channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(`mcp-memory:${name}`) : null;
-    if (this.channel) this.channel.onmessage = () => this.dispatchEvent(new Event('change'));
+    this.#channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(`mcp-memory:${name}`) : null;
+    if (this.#channel) this.#channel.onmessage = () => this.dispatchEvent(new Event('change'));
   }
 
   /**
@@ -87,7 +95,7 @@ export class BrowserMemory extends EventTarget {
 
   /** Calls a tool by name; resolves to its structuredContent or rejects with a ToolError. */
   async callTool(name, args) {
-    return toolResult(await this.handle(toolRequest(`api-${this.nextId++}`, name, args)));
+    return toolResult(await this.handle(toolRequest(`api-${this.#nextId++}`, name, args)));
   }
 
   /** The graph in the reference server's memory.jsonl format. */
@@ -128,15 +136,20 @@ export class BrowserMemory extends EventTarget {
    * closed; resolves then. Closing twice does nothing more.
    */
   close() {
-    if (!this.closed) {
-      this.closed = true;
-      this.queue = this.queue.finally(() => {
-        this.inner.free();
-        this.log.close();
-        this.channel?.close();
+    if (!this.#closed) {
+      this.#closed = true;
+      this.#queue = this.#queue.finally(() => {
+        this.#inner.free();
+        this.#log.close();
+        this.#channel?.close();
       });
     }
-    return this.queue;
+    return this.#queue;
+  }
+
+  /** `await using memory = await BrowserMemory.open(...)` closes it at the end of the scope. */
+  [Symbol.asyncDispose]() {
+    return this.close();
   }
 
   /**
@@ -146,18 +159,18 @@ export class BrowserMemory extends EventTarget {
    * `failed(reason)`, or rejects if there is no `failed`.
    */
   #run(call, failed) {
-    if (this.closed) return Promise.reject(new Error(`memory '${this.name}' is closed`));
-    const attempt = this.queue.then(async () => {
+    if (this.#closed) return Promise.reject(new Error(`memory '${this.name}' is closed`));
+    const attempt = this.#queue.then(async () => {
       let wrote = false;
       try {
-        const result = await this.log.cycle(({ records, replaced }) => {
-          this.inner.deliver(records, replaced);
-          const result = call(this.inner);
-          const writes = this.inner.takeWrites();
+        const result = await this.#log.cycle(({ records, replaced }) => {
+          this.#inner.deliver(records, replaced);
+          const result = call(this.#inner);
+          const writes = this.#inner.takeWrites();
           wrote = writes.records.length > 0;
           return { result, writes };
         });
-        if (wrote) this.channel?.postMessage('change');
+        if (wrote) this.#channel?.postMessage('change');
         return result;
       } catch (e) {
         let reason = `the memory could not be stored: ${e?.message ?? e}`;
@@ -170,15 +183,15 @@ export class BrowserMemory extends EventTarget {
         return failed(reason);
       }
     });
-    this.queue = attempt.catch(() => {});
+    this.#queue = attempt.catch(() => {});
     return attempt;
   }
 
   /** Replaces the engine's memory with what the log holds. */
   async #reload() {
-    const records = await this.log.load();
-    const old = this.inner;
-    this.inner = QueueMemory.open(records);
+    const records = await this.#log.load();
+    const old = this.#inner;
+    this.#inner = QueueMemory.open(records);
     try {
       old.free();
     } catch {
@@ -196,9 +209,11 @@ Object.assign(BrowserMemory.prototype, TOOL_METHODS);
  * exactly as to the native server over stdio.
  */
 export class MemoryTransport {
+  #memory;
+  #closed = false;
+
   constructor(memory) {
-    this.memory = memory;
-    this.closed = false;
+    this.#memory = memory;
     /** Set by the SDK. */
     this.onmessage = undefined;
     this.onerror = undefined;
@@ -208,10 +223,10 @@ export class MemoryTransport {
   async start() {}
 
   async send(message) {
-    if (this.closed) throw new Error('the transport is closed');
+    if (this.#closed) throw new Error('the transport is closed');
     let replies;
     try {
-      replies = await this.memory.handle(message);
+      replies = await this.#memory.handle(message);
     } catch (e) {
       this.onerror?.(e);
       throw e;
@@ -220,8 +235,8 @@ export class MemoryTransport {
   }
 
   async close() {
-    if (this.closed) return;
-    this.closed = true;
+    if (this.#closed) return;
+    this.#closed = true;
     this.onclose?.();
   }
 }

@@ -9,6 +9,12 @@ import { TOOL_METHODS, bytesOf, toolRequest, toolResult } from './tools.js';
 export { memoryPath } from './config.js';
 export { ProtocolError, ToolError } from './tools.js';
 
+/**
+ * A persistent knowledge-graph memory kept in a file. What the memory refuses is thrown as
+ * an Error with a `code`: 'LOG_FAILED' (the file failed; `op` says at what: refresh, append,
+ * sync, replace), 'UNAVAILABLE' (the file cannot be used) or 'IMPORT_REFUSED' (nothing was
+ * imported).
+ */
 export class Memory {
   /**
    * Opens the memory kept in `file` (creating it; a reference memory.jsonl is converted,
@@ -19,19 +25,22 @@ export class Memory {
     return new Memory(file, options);
   }
 
-  constructor(file, { durability = 'background', fresh = false } = {}) {
+  /** The file's raw I/O (node:fs) the engine calls. */
+  #disk;
+  /** The engine's memory; null once closed. */
+  #inner;
+  #nextId = 1;
+
+  constructor(file, { durability = 'background' } = {}) {
     /** The memory file's absolute path. */
     this.path = memoryPath(file);
-    this.disk = new NodeDisk(this.path, { durability });
-    /** The engine module (its `failureReply` answers a request whose handling trapped). */
-    this.engine = loadEngine({ fresh });
+    this.#disk = new NodeDisk(this.path, { durability });
     try {
-      this.inner = this.engine.FileMemory.open(this.disk);
+      this.#inner = loadEngine().FileMemory.open(this.#disk);
     } catch (e) {
-      this.disk.close();
+      this.#disk.close();
       throw e;
     }
-    this.nextId = 1;
   }
 
   /** Warnings since the last call (conversion, torn tails cut off, stale locks broken). */
@@ -51,7 +60,7 @@ export class Memory {
 
   /** Calls a tool by name; returns its structuredContent or throws a ToolError. */
   callTool(name, args) {
-    return toolResult(this.handle(toolRequest(`api-${this.nextId++}`, name, args)));
+    return toolResult(this.handle(toolRequest(`api-${this.#nextId++}`, name, args)));
   }
 
   /** The graph in the reference server's memory.jsonl format. */
@@ -82,17 +91,22 @@ export class Memory {
 
   /** Makes every change durable and closes the file (again: nothing). */
   close() {
-    if (this.inner === null) return;
-    const inner = this.inner;
-    this.inner = null;
+    if (this.#inner === null) return;
+    const inner = this.#inner;
+    this.#inner = null;
     inner.free();
-    this.disk.close();
+    this.#disk.close();
+  }
+
+  /** `using memory = Memory.open(...)` closes it at the end of the scope. */
+  [Symbol.dispose]() {
+    this.close();
   }
 
   /** The engine's memory; throws a clear error once closed. */
   #live() {
-    if (this.inner === null) throw new Error(`${this.path}: this memory is closed`);
-    return this.inner;
+    if (this.#inner === null) throw new Error(`${this.path}: this memory is closed`);
+    return this.#inner;
   }
 }
 

@@ -1,66 +1,101 @@
 // The stdio transport: newline-delimited JSON-RPC on stdin/stdout, logs on stderr.
 
+import { loadEngine } from './engine.js';
+
 /** Prints the engine's warnings (conversion, torn tails, stale locks) to stderr. */
 export function printWarnings(memory) {
   for (const w of memory.takeWarnings()) process.stderr.write(`mcp-memory: warning: ${w}\n`);
 }
 
 /**
- * Serves MCP on stdin/stdout until stdin ends. `open({ fresh })` opens the memory; it is
- * called again with `fresh: true` if the engine ever traps (its state is then lost; the
- * file is the truth), and the failed request is answered with a JSON-RPC error.
+ * Serves MCP on stdin/stdout until stdin ends, one message at a time and in order. `open()`
+ * opens the memory; if the engine ever traps, a fresh engine instance is loaded, `open()` is
+ * called again (the memory's state is lost; the file is the truth), and the failed request is
+ * answered with a JSON-RPC error. `onEnd(memory)` runs once every reply is written.
+ *
+ * Replies respect backpressure: while stdout's buffer is full (a client that stops reading),
+ * no more input is read or handled, so the server's memory stays bounded; the client's writes
+ * then block on the full pipe.
  */
 export function serveStdio(open, onEnd) {
-  let { memory, engine } = open({ fresh: false });
+  let memory = open();
   printWarnings(memory);
-  let pending = [];
+  /** Whole lines not handled yet, and the pieces of the line being read. */
+  const lines = [];
+  let partial = [];
+  /** Whether stdout's buffer is full (waiting for 'drain'). */
+  let full = false;
+  let ended = false;
+  let finished = false;
 
+  /** The replies to one line, as bytes. */
   const answer = (line) => {
     // One \r before the \n is dropped; the engine reads the rest as UTF-8 (invalid bytes
     // become U+FFFD) and answers in bytes, so large replies are never converted to strings.
     if (line[line.length - 1] === 0x0d) line = line.subarray(0, line.length - 1);
-    let out;
     try {
-      out = memory.handleLine(line);
+      const out = memory.handleLine(line);
       printWarnings(memory);
+      return out;
     } catch (e) {
       process.stderr.write(
         `mcp-memory: error: the memory engine failed (${e.message}); reloading the memory from its file\n`,
       );
-      ({ memory, engine } = open({ fresh: true }));
+      const engine = loadEngine({ fresh: true });
+      memory = open();
       const reply = engine.failureReply(
         line.toString('utf8'),
         'internal error: the memory engine failed on this request and was reloaded from its file',
       );
-      out = reply === undefined ? '' : reply + '\n';
+      return reply === undefined ? '' : reply + '\n';
     }
-    if (out.length) process.stdout.write(out);
   };
 
+  /** Handles waiting lines until stdout is full; reads more input only when none wait. */
+  const pump = () => {
+    while (lines.length && !full) {
+      const out = answer(lines.shift());
+      if (out.length && !process.stdout.write(out)) full = true;
+    }
+    if (full || lines.length) {
+      process.stdin.pause();
+    } else if (ended) {
+      if (!finished) {
+        finished = true;
+        onEnd(memory);
+      }
+    } else {
+      process.stdin.resume();
+    }
+  };
+
+  process.stdout.on('drain', () => {
+    full = false;
+    pump();
+  });
   process.stdout.on('error', (e) => {
     // The client closed its end: the session is over.
     if (e.code !== 'EPIPE') throw e;
-    onEnd(memory);
+    memory.close();
     process.exit(0);
   });
   process.stdin.on('data', (chunk) => {
-    let at = chunk.indexOf(0x0a);
-    if (at < 0) {
-      pending.push(chunk);
-      return;
-    }
     let start = 0;
+    let at = chunk.indexOf(0x0a);
     while (at >= 0) {
       const piece = chunk.subarray(start, at);
-      answer(pending.length ? Buffer.concat([...pending, piece]) : piece);
-      pending = [];
+      lines.push(partial.length ? Buffer.concat([...partial, piece]) : piece);
+      partial = [];
       start = at + 1;
       at = chunk.indexOf(0x0a, start);
     }
-    if (start < chunk.length) pending.push(chunk.subarray(start));
+    if (start < chunk.length) partial.push(chunk.subarray(start));
+    pump();
   });
   process.stdin.on('end', () => {
-    if (pending.length) answer(Buffer.concat(pending));
-    onEnd(memory);
+    if (partial.length) lines.push(Buffer.concat(partial));
+    partial = [];
+    ended = true;
+    pump();
   });
 }

@@ -647,3 +647,35 @@ test(
     }
   },
 );
+
+test('Symbol.dispose closes a Memory (what `using` calls; Node 20 lacks the syntax), and the engine stays private', () => {
+  const { file, memory } = fresh();
+  memory.createEntities([entity('A', 't')]);
+  memory[Symbol.dispose]();
+  assert.throws(() => memory.readGraph(), /this memory is closed/);
+  memory[Symbol.dispose](); // twice: nothing more
+  for (const internal of ['engine', 'inner', 'disk', 'nextId']) {
+    assert.equal(memory[internal], undefined, `${internal} is not part of the API`);
+  }
+  assert.deepEqual(Object.keys(memory), ['path']);
+  const again = new Memory(file);
+  try {
+    assert.deepEqual(again.readGraph().entities.map((e) => e.name), ['A']);
+  } finally {
+    again[Symbol.dispose]();
+  }
+});
+
+test('a memory error carries its kind: an unreadable import is IMPORT_REFUSED and changes nothing', () => {
+  const { memory } = fresh();
+  try {
+    memory.createEntities([entity('A', 't')]);
+    assert.throws(
+      () => memory.importFile('{not json'),
+      (e) => e.code === 'IMPORT_REFUSED' && /line 1/.test(e.message),
+    );
+    assert.deepEqual(memory.readGraph().entities.map((e) => e.name), ['A']);
+  } finally {
+    memory.close();
+  }
+});

@@ -288,3 +288,21 @@ test('the MCP TypeScript SDK client connects through MemoryTransport and calls e
   await client.close();
   memory.close();
 });
+
+test('Symbol.asyncDispose closes a BrowserMemory once its calls finish (what `await using` calls), and its state stays private', async () => {
+  const name = unique();
+  const memory = await open(name);
+  const created = memory.createEntities([entity('A', 't')]);
+  await memory[Symbol.asyncDispose]();
+  assert.deepEqual((await created).map((e) => e.name), ['A'], 'a call made before closing finishes');
+  await assert.rejects(memory.readGraph(), /is closed/);
+  assert.deepEqual(Object.keys(memory), ['name']);
+  const transport = new MemoryTransport(memory);
+  assert.deepEqual(Object.keys(transport).sort(), ['onclose', 'onerror', 'onmessage']);
+  const again = await open(name);
+  try {
+    assert.deepEqual((await again.readGraph()).entities.map((e) => e.name), ['A']);
+  } finally {
+    await again.close();
+  }
+});

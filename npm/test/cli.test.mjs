@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import {
+  CLI,
   EVERY_RECORD_SESSIONS,
   KILL_AFTER_MS,
   Live,
@@ -18,6 +19,7 @@ import {
   assertOk,
   call,
   change,
+  childEnv,
   entity,
   everyRecordGraph,
   exec,
@@ -35,6 +37,7 @@ import {
   replyTo,
   request,
   serve,
+  serversShare,
   tempDir,
   withArgs,
 } from './helpers.mjs';
@@ -444,40 +447,11 @@ test('a reference JSONL that cannot be read is left untouched and every tools/ca
 // ---------------------------------------------------------------------------------------
 // Several processes on one file
 
-/** Two servers on one file take turns: each sees the other's changes at its next call. */
-async function serversShare(startFrom) {
-  const dir = tempDir();
-  const file = path.join(dir, 'memory.jsonl');
-  if (startFrom !== undefined) fs.writeFileSync(file, startFrom);
-  const base = startFrom === undefined ? 0 : referenceGraph().entities.length;
-  const a = new Live(on(file));
-  const b = new Live(on(file));
-  try {
-    const long = 'an observation long enough to make frames of different sizes';
-    for (let i = 0; i < 12; i++) {
-      const [writer, reader] = i % 2 === 0 ? [a, b] : [b, a];
-      const name = `e${i}`;
-      await writer.call('create_entities', { entities: [entity(name, 't', [long])] });
-      const seen = await reader.call('open_nodes', { names: [name] });
-      assert.deepEqual(seen.entities[0]?.observations, [long], `step ${i}`);
-      await reader.call('add_observations', { observations: [{ entityName: name, contents: [`from the other ${i}`] }] });
-      if (i > 0) await writer.call('create_relations', { relations: [relation(`e${i - 1}`, name, 'next')] });
-    }
-    const seenByA = await a.call('read_graph', {});
-    assert.deepEqual(await b.call('read_graph', {}), seenByA);
-    assert.equal(seenByA.entities.length, base + 12);
-    await a.stop();
-    await b.stop();
-    assert.deepEqual(await graph(file), seenByA, 'the file holds what both servers saw');
-  } finally {
-    a.kill();
-    b.kill();
-  }
-}
+test('two servers on one file see each other\'s changes', { timeout: 120_000 }, () => serversShare(on, on, undefined));
 
-test('two servers on one file see each other\'s changes', { timeout: 120_000 }, () => serversShare(undefined));
-
-test('two servers share a reference file that one of them converted (the other follows the renamed file)', { timeout: 120_000 }, () => serversShare(REFERENCE_JSONL));
+test('two servers share a reference file that one of them converted (the other follows the renamed file)', { timeout: 120_000 }, () =>
+  serversShare(on, on, REFERENCE_JSONL),
+);
 
 test('several CLI processes writing on one file at once lose nothing', { timeout: 120_000 }, async () => {
   const dir = tempDir();
@@ -784,3 +758,52 @@ function crc32(bytes) {
   }
   return (crc ^ 0xffffffff) >>> 0;
 }
+
+/** The resident memory of a process, in bytes (Linux). */
+function rss(pid) {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) * 1024;
+}
+
+test('a client that stops reading does not grow the server: no input is read until stdout drains, and every reply arrives in order', { timeout: 120_000 }, async () => {
+  const file = path.join(tempDir(), 'memory.mcpmem');
+  const child = spawn(process.execPath, [CLI, '-f', file], { stdio: 'pipe', env: childEnv() });
+  child.stderr.resume();
+  let buffered = '';
+  const got = [];
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk) => {
+    buffered += chunk;
+    const lines = buffered.split('\n');
+    buffered = lines.pop();
+    got.push(...lines.map((l) => JSON.parse(l).id));
+  });
+  const until = async (done) => {
+    while (!done()) await new Promise((resolve) => setTimeout(resolve, 20));
+  };
+  const send = (message) => child.stdin.write(JSON.stringify(message) + '\n');
+  const closed = new Promise((resolve) => child.on('close', resolve));
+  try {
+    // One entity with a 60 KB observation: each read_graph reply is about 130 KB.
+    send(initialize(0));
+    send(call(1, 'create_entities', { entities: [entity('A', 't', ['x'.repeat(60_000)])] }));
+    await until(() => got.length === 2);
+    const before = rss(child.pid);
+
+    // 600 replies (about 78 MB) that the client does not read.
+    child.stdout.pause();
+    const count = 600;
+    for (let id = 2; id < 2 + count; id++) send(call(id, 'read_graph', {}));
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const grown = rss(child.pid) - before;
+    assert.ok(grown < 30 * 2 ** 20, `the server grew by ${(grown / 2 ** 20).toFixed(1)} MiB while its client did not read`);
+
+    child.stdout.resume();
+    await until(() => got.length === 2 + count);
+    assert.deepEqual(got.slice(2), Array.from({ length: count }, (_, i) => i + 2), 'every reply, in order');
+    child.stdin.end();
+    assert.equal(await closed, 0);
+  } finally {
+    child.kill();
+  }
+});

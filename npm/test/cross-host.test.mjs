@@ -7,21 +7,17 @@
 
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import readline from 'node:readline';
 
 import {
   EVERY_RECORD_SESSIONS,
-  KILL_AFTER_MS,
-  Live,
   NPM_DIR,
+  Pipelined,
   REFERENCE_JSONL,
   assertOk,
   call,
   change,
-  childEnv,
   entity,
   everyRecordGraph,
   exec,
@@ -36,6 +32,7 @@ import {
   replies,
   request,
   serve,
+  serversShare,
   tempDir,
   withArgs,
 } from './helpers.mjs';
@@ -294,116 +291,13 @@ test('sessions alternating between the hosts on one file keep every change', asy
   }
 });
 
-/** A native and an npm server on one file take turns: each sees the other's changes. */
-async function liveServersShare(startFrom) {
-  const dir = tempDir();
-  const file = path.join(dir, 'memory.jsonl');
-  if (startFrom !== undefined) fs.writeFileSync(file, startFrom);
-  const base = startFrom === undefined ? 0 : referenceGraph().entities.length;
-  const a = new Live(native(file));
-  const b = new Live(npm(file));
-  try {
-    const long = 'an observation long enough to make frames of different sizes';
-    for (let i = 0; i < 12; i++) {
-      const [writer, reader] = i % 2 === 0 ? [a, b] : [b, a];
-      const name = `e${i}`;
-      await writer.call('create_entities', { entities: [entity(name, 't', [long])] });
-      const seen = await reader.call('open_nodes', { names: [name] });
-      assert.deepEqual(seen.entities[0]?.observations, [long], `step ${i}`);
-      await reader.call('add_observations', { observations: [{ entityName: name, contents: [`from the other ${i}`] }] });
-      if (i > 0) await writer.call('create_relations', { relations: [relation(`e${i - 1}`, name, 'next')] });
-      if (i === 6) {
-        await reader.call('delete_observations', { deletions: [{ entityName: 'e0', observations: [long] }] });
-        await writer.call('delete_relations', { relations: [relation('e0', 'e1', 'next')] });
-      }
-    }
-    await b.call('delete_entities', { entityNames: ['e11'] });
-    const seenByNative = await a.call('read_graph', {});
-    assert.deepEqual(await b.call('read_graph', {}), seenByNative);
-    assert.equal(seenByNative.entities.length, base + 11);
-    assert.equal(seenByNative.relations.length - (startFrom === undefined ? 0 : referenceGraph().relations.length), 9);
-    await a.stop();
-    await b.stop();
-    assert.deepEqual(await graphOf(npm(file)), seenByNative);
-    assert.deepEqual(await graphOf(native(file)), seenByNative);
-  } finally {
-    a.kill();
-    b.kill();
-  }
-}
-
 test('a native server and an npm server running at once on one file see each other\'s changes', { timeout: 120_000 }, () =>
-  liveServersShare(undefined),
+  serversShare(native, npm, undefined),
 );
 
 test('a native and an npm server share a reference file the native one converted while the other had it open', { timeout: 120_000 }, () =>
-  liveServersShare(REFERENCE_JSONL),
+  serversShare(native, npm, REFERENCE_JSONL),
 );
-
-/**
- * A running server spoken to as a client would: requests are written as they are made and
- * replies are matched to them by id, so several requests can be in flight.
- */
-class Session {
-  constructor(cmd) {
-    this.child = spawn(cmd.command, cmd.args, { env: childEnv(), stdio: 'pipe', timeout: KILL_AFTER_MS });
-    this.stderr = '';
-    this.child.stderr.on('data', (c) => (this.stderr += c));
-    this.child.stdin.on('error', () => {});
-    this.pending = new Map();
-    this.nextId = 0;
-    this.closed = false;
-    readline.createInterface({ input: this.child.stdout }).on('line', (line) => {
-      const message = JSON.parse(line);
-      if (message.method !== undefined) return; // a notification
-      const waiter = this.pending.get(message.id);
-      if (!waiter) {
-        this.stray = `a reply to no request: ${line}`;
-        return;
-      }
-      this.pending.delete(message.id);
-      waiter.resolve(message);
-    });
-    this.exited = new Promise((resolve) => {
-      this.child.on('close', (status, signal) => {
-        this.closed = true;
-        for (const waiter of this.pending.values()) {
-          waiter.reject(new Error(`the server exited (${status ?? signal}) before replying; stderr:\n${this.stderr}`));
-        }
-        this.pending.clear();
-        resolve({ status, signal });
-      });
-    });
-  }
-
-  /** Sends a request; resolves with its reply. */
-  request(method, params) {
-    if (this.closed) return Promise.reject(new Error(`the server exited; stderr:\n${this.stderr}`));
-    const id = ++this.nextId;
-    const reply = new Promise((resolve, reject) => this.pending.set(id, { resolve, reject }));
-    this.child.stdin.write(JSON.stringify(request(id, method, params)) + '\n');
-    return reply;
-  }
-
-  /** Calls a tool; resolves with its structuredContent; fails on an error result. */
-  async call(tool, args) {
-    const reply = await this.request('tools/call', { name: tool, arguments: args });
-    assert.ok(reply.result && !reply.result.isError, `${tool}: ${JSON.stringify(reply)}`);
-    return reply.result.structuredContent;
-  }
-
-  /** Closes stdin and waits for a clean exit. */
-  async stop() {
-    this.child.stdin.end();
-    const { status, signal } = await this.exited;
-    assert.equal(status, 0, `the server exited with ${status ?? signal}; stderr:\n${this.stderr}`);
-    assert.equal(this.stray, undefined);
-  }
-
-  kill() {
-    if (!this.closed) this.child.kill();
-  }
-}
 
 test('two native and two npm servers writing 1,000 times each on one file at once lose nothing, and each sees all 4,000 writes', { timeout: 180_000 }, async (t) => {
   const dir = tempDir();
@@ -413,7 +307,7 @@ test('two native and two npm servers writing 1,000 times each on one file at onc
   // Requests each writer keeps in flight: the servers always have a write waiting, so
   // they contend for the lock at every message.
   const window = 4;
-  const sessions = writers.map((host) => new Session(HOSTS[host](file)));
+  const sessions = writers.map((host) => new Pipelined(HOSTS[host](file)));
   try {
     await Promise.all(sessions.map((s) => s.request('initialize', initialize(0).params)));
     const started = performance.now();

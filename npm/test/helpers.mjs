@@ -191,46 +191,26 @@ export async function graphOf(cmd, options = {}) {
 }
 
 /** A server process kept running, spoken to one request at a time. */
-export class Live {
-  constructor(cmd, { env, cwd } = {}) {
+/**
+ * A running server spoken to over stdio; subclasses decide how replies meet requests
+ * (`request`). Holds its stderr, and settles `exited` when it ends.
+ */
+class ServerProcess {
+  constructor(cmd, { env, cwd } = {}, onLine) {
     this.child = spawn(cmd.command, cmd.args, { env: childEnv(env), cwd, stdio: 'pipe', timeout: KILL_AFTER_MS });
     this.stderr = '';
     this.child.stderr.on('data', (c) => (this.stderr += c));
     this.child.stdin.on('error', () => {});
-    this.queue = [];
-    this.waiting = [];
     this.closed = false;
-    readline.createInterface({ input: this.child.stdout }).on('line', (line) => {
-      const w = this.waiting.shift();
-      if (w) w.resolve(line);
-      else this.queue.push(line);
-    });
+    this.nextId = 0;
+    readline.createInterface({ input: this.child.stdout }).on('line', onLine);
     this.exited = new Promise((resolve) => {
       this.child.on('close', (status, signal) => {
         this.closed = true;
-        for (const w of this.waiting.splice(0)) {
-          w.reject(new Error(`the server exited (${status ?? signal}) before replying; stderr:\n${this.stderr}`));
-        }
+        this.exitedBeforeReplying(new Error(`the server exited (${status ?? signal}) before replying; stderr:\n${this.stderr}`));
         resolve({ status, signal });
       });
     });
-    this.nextId = 0;
-  }
-
-  line() {
-    if (this.queue.length) return Promise.resolve(this.queue.shift());
-    if (this.closed) return Promise.reject(new Error(`the server exited; stderr:\n${this.stderr}`));
-    return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
-  }
-
-  /** Sends a request; resolves with its reply (notifications before it are skipped). */
-  async request(method, params) {
-    const id = ++this.nextId;
-    this.child.stdin.write(JSON.stringify(request(id, method, params)) + '\n');
-    for (;;) {
-      const message = JSON.parse(await this.line());
-      if (message.id === id && message.method === undefined) return message;
-    }
   }
 
   /** Calls a tool; resolves with its structuredContent; fails on an error result. */
@@ -249,6 +229,124 @@ export class Live {
 
   kill() {
     if (!this.closed) this.child.kill();
+  }
+}
+
+/** A running server spoken to one request at a time: each waits for its reply. */
+export class Live extends ServerProcess {
+  constructor(cmd, options) {
+    super(cmd, options, (line) => {
+      const w = this.waiting.shift();
+      if (w) w.resolve(line);
+      else this.queue.push(line);
+    });
+    this.queue = [];
+    this.waiting = [];
+  }
+
+  exitedBeforeReplying(error) {
+    for (const w of this.waiting.splice(0)) w.reject(error);
+  }
+
+  line() {
+    if (this.queue.length) return Promise.resolve(this.queue.shift());
+    if (this.closed) return Promise.reject(new Error(`the server exited; stderr:\n${this.stderr}`));
+    return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
+  }
+
+  /** Sends a request; resolves with its reply (notifications before it are skipped). */
+  async request(method, params) {
+    const id = ++this.nextId;
+    this.child.stdin.write(JSON.stringify(request(id, method, params)) + '\n');
+    for (;;) {
+      const message = JSON.parse(await this.line());
+      if (message.id === id && message.method === undefined) return message;
+    }
+  }
+}
+
+/**
+ * A running server spoken to as a client would: requests are written as they are made and
+ * replies are matched to them by id, so several requests can be in flight.
+ */
+export class Pipelined extends ServerProcess {
+  constructor(cmd, options) {
+    super(cmd, options, (line) => {
+      const message = JSON.parse(line);
+      if (message.method !== undefined) return; // a notification
+      const waiter = this.pending.get(message.id);
+      if (!waiter) {
+        this.stray = `a reply to no request: ${line}`;
+        return;
+      }
+      this.pending.delete(message.id);
+      waiter.resolve(message);
+    });
+    this.pending = new Map();
+  }
+
+  exitedBeforeReplying(error) {
+    for (const waiter of this.pending.values()) waiter.reject(error);
+    this.pending.clear();
+  }
+
+  /** Sends a request; resolves with its reply. */
+  request(method, params) {
+    if (this.closed) return Promise.reject(new Error(`the server exited; stderr:\n${this.stderr}`));
+    const id = ++this.nextId;
+    const reply = new Promise((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    this.child.stdin.write(JSON.stringify(request(id, method, params)) + '\n');
+    return reply;
+  }
+
+  /** Closes stdin, waits for a clean exit, and checks no reply went to no request. */
+  async stop() {
+    await super.stop();
+    assert.equal(this.stray, undefined);
+  }
+}
+
+/**
+ * Two servers on one file (started by `launchA(file)` and `launchB(file)`, from a new file or
+ * from `startFrom`'s reference JSONL, which the first converts while the other has it open)
+ * take turns: each sees the other's creations, additions and deletions at its next call,
+ * and the file holds what both saw, for either kind of server.
+ */
+export async function serversShare(launchA, launchB, startFrom) {
+  const dir = tempDir();
+  const file = path.join(dir, 'memory.jsonl');
+  if (startFrom !== undefined) fs.writeFileSync(file, startFrom);
+  const [baseEntities, baseRelations] =
+    startFrom === undefined ? [0, 0] : [referenceGraph().entities.length, referenceGraph().relations.length];
+  const a = new Live(launchA(file));
+  const b = new Live(launchB(file));
+  try {
+    const long = 'an observation long enough to make frames of different sizes';
+    for (let i = 0; i < 12; i++) {
+      const [writer, reader] = i % 2 === 0 ? [a, b] : [b, a];
+      const name = `e${i}`;
+      await writer.call('create_entities', { entities: [entity(name, 't', [long])] });
+      const seen = await reader.call('open_nodes', { names: [name] });
+      assert.deepEqual(seen.entities[0]?.observations, [long], `step ${i}`);
+      await reader.call('add_observations', { observations: [{ entityName: name, contents: [`from the other ${i}`] }] });
+      if (i > 0) await writer.call('create_relations', { relations: [relation(`e${i - 1}`, name, 'next')] });
+      if (i === 6) {
+        await reader.call('delete_observations', { deletions: [{ entityName: 'e0', observations: [long] }] });
+        await writer.call('delete_relations', { relations: [relation('e0', 'e1', 'next')] });
+      }
+    }
+    await b.call('delete_entities', { entityNames: ['e11'] });
+    const seenByA = await a.call('read_graph', {});
+    assert.deepEqual(await b.call('read_graph', {}), seenByA);
+    assert.equal(seenByA.entities.length, baseEntities + 11);
+    assert.equal(seenByA.relations.length - baseRelations, 9);
+    await a.stop();
+    await b.stop();
+    assert.deepEqual(await graphOf(launchA(file)), seenByA, 'the file holds what both saw');
+    assert.deepEqual(await graphOf(launchB(file)), seenByA, 'the file holds what both saw');
+  } finally {
+    a.kill();
+    b.kill();
   }
 }
 
