@@ -27,7 +27,7 @@ use std::sync::OnceLock;
 use libfuzzer_sys::arbitrary::Unstructured;
 use libfuzzer_sys::fuzz_target;
 use mcp_memory_core::{Contents, Server, frame, jsonl};
-use mcp_memory_fuzz::generate::{self, MUTATING};
+use mcp_memory_fuzz::generate;
 use mcp_memory_fuzz::{Incoming, MemLog, check_exchange, classify, replayed};
 use serde_json::Value;
 
@@ -93,7 +93,7 @@ impl Harness {
             .as_ref()
             .and_then(|p| p.get("name"))
             .and_then(Value::as_str);
-        let mutating = method == "tools/call" && tool.is_some_and(|t| MUTATING.contains(&t));
+        let mutating = method == "tools/call" && tool.is_some_and(generate::mutating);
         let written_not_synced = exchange
             .text()
             .is_some_and(|t| t.starts_with("The change was written but may not be durable"));

@@ -12,18 +12,14 @@ fn tool_names() -> Vec<&'static str> {
     table.chain(["no_such_tool"]).collect()
 }
 
-/// The tools that may change the log.
-pub const MUTATING: [&str; 9] = [
-    "create_entities",
-    "create_relations",
-    "add_observations",
-    "delete_entities",
-    "delete_observations",
-    "delete_relations",
-    "upsert_entities",
-    "merge_entities",
-    "compact",
-];
+/// Whether the tool may change the log (a write or compact in the core's table; a read
+/// cannot: it returns no change to log).
+pub fn mutating(tool: &str) -> bool {
+    use mcp_memory_core::tools::{Run, TOOLS};
+    TOOLS
+        .iter()
+        .any(|t| t.name == tool && !matches!(t.run, Run::Read(_)))
+}
 
 /// Strings that collide on purpose: case and JavaScript-lowercase edge cases (final sigma,
 /// dotted I, Kelvin sign, ß), combining marks, emoji, controls, query syntax.

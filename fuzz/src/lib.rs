@@ -18,23 +18,18 @@ use serde_json::{Map, Value};
 /// of a fuzz iteration's time, so the targets use this for their many intermediate checks
 /// and a real `Server::open` where the open path itself is under test.
 pub fn replayed(contents: &Contents) -> Option<Vec<u8>> {
-    let parsed;
-    let records = match contents {
-        Contents::Records(r) => r,
-        Contents::Foreign(bytes) => {
-            parsed = jsonl::parse(bytes).ok()?.records();
-            &parsed
-        }
-    };
-    let mut graph = Graph::default();
-    for r in records {
-        graph.apply(&Record::decode(r).ok()?, &mut ());
-    }
-    Some(jsonl::export(&graph))
+    Some(jsonl::export(&graph_of(contents)?))
 }
 
 /// The compacted log of the graph `contents` holds, as `Memory::export_log` writes it.
 pub fn compacted_log(contents: &Contents) -> Option<Vec<u8>> {
+    let records = graph_of(contents)?.snapshot();
+    Some(frame::encode_log(records.iter().map(Vec::as_slice)))
+}
+
+/// The graph `contents` replays to (a reference JSONL file through its records), or `None`
+/// if a record does not decode or the file does not parse.
+fn graph_of(contents: &Contents) -> Option<Graph> {
     let parsed;
     let records = match contents {
         Contents::Records(r) => r,
@@ -47,8 +42,7 @@ pub fn compacted_log(contents: &Contents) -> Option<Vec<u8>> {
     for r in records {
         graph.apply(&Record::decode(r).ok()?, &mut ());
     }
-    let records = graph.snapshot();
-    Some(frame::encode_log(records.iter().map(Vec::as_slice)))
+    Some(graph)
 }
 
 // ---------------------------------------------------------------------------------------------
