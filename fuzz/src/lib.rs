@@ -57,9 +57,12 @@ pub fn dir_with_file(bytes: &[u8]) -> MemDir {
     MemDir::with_file(FILE_NAME, bytes)
 }
 
-/// The memory file in `dir` as the only process opens it.
+/// The memory file in `dir` as the only process opens it, holding its lock (as a host
+/// does around opening).
 pub fn file_log(dir: &MemDir) -> FileLog<MemDisk> {
-    FileLog::new(dir.open(FILE_NAME, 1))
+    let mut log = FileLog::new(dir.open(FILE_NAME, 1));
+    log.lock().expect("the only process takes the lock");
+    log
 }
 
 // ---------------------------------------------------------------------------------------------

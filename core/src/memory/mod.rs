@@ -128,6 +128,31 @@ impl Change {
 
 /// One memory: its graph with indexes, the log it is persisted to, and whether it can be
 /// used.
+///
+/// A change is one record: logged, applied, then made durable, so replay rebuilds exactly
+/// what was acknowledged.
+///
+/// ```
+/// use mcp_memory_core::memory::{Change, Memory};
+/// use mcp_memory_core::model::Entity;
+/// use mcp_memory_core::record::Record;
+/// use mcp_memory_core::testing::MemLog;
+///
+/// let log = MemLog::new();
+/// let (mut memory, _warnings) = Memory::open(log.clone()).expect("an empty log opens");
+/// let ada = Entity { name: "Ada", entity_type: "person", observations: vec!["wrote programs"] };
+/// memory.commit(Change::of(vec![Record::CreateEntities(vec![ada])])).expect("logged");
+/// assert_eq!(log.len(), 1);
+///
+/// // A restart replays the log into the same graph.
+/// let (mut again, _) = Memory::open(log.reopened()).expect("the log opens");
+/// assert_eq!(again.graph().entity_count(), 1);
+/// let jsonl = again.export_jsonl().expect("available");
+/// assert_eq!(
+///     String::from_utf8(jsonl).unwrap(),
+///     r#"{"type":"entity","name":"Ada","entityType":"person","observations":["wrote programs"]}"#
+/// );
+/// ```
 pub struct Memory<L: Log> {
     graph: Graph,
     indexes: Indexes,
