@@ -41,6 +41,8 @@ export interface ObservationDeletion {
 export interface OpenOptions {
   /** 'background' (default): fsync at most a second after a change; 'sync': before every reply. */
   durability?: 'background' | 'sync';
+  /** Who changes are made for: stamped on each, beside the MCP client and session. */
+  actor?: string;
 }
 
 /** A tool call that failed: the tool's error text (an MCP result with `isError: true`). */

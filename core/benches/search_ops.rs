@@ -15,7 +15,7 @@ use mcp_memory_core::Server;
 use mcp_memory_core::graph::{EntityId, Graph};
 use mcp_memory_core::index::search::{self, Options, SearchIndex};
 use mcp_memory_core::model::{Entity, Relation};
-use mcp_memory_core::record::Record;
+use mcp_memory_core::record::{Op, Record};
 use serde_json::json;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicIsize, Ordering};
@@ -114,7 +114,7 @@ fn main() {
                 observations: obs.iter().map(String::as_str).collect(),
             })
             .collect();
-        records.push(Record::CreateEntities(list).encode());
+        records.push(Record::from(Op::CreateEntities(list)).encode());
     }
     for start in (0..rels).step_by(100) {
         let triples: Vec<(String, String, String)> = (start..(start + 100).min(rels))
@@ -134,7 +134,7 @@ fn main() {
                 relation_type: r,
             })
             .collect();
-        records.push(Record::CreateRelations(list).encode());
+        records.push(Record::from(Op::CreateRelations(list)).encode());
     }
     let start = LIVE_BYTES.load(Ordering::Relaxed);
     let t = std::time::Instant::now();
@@ -249,7 +249,7 @@ fn main() {
             .collect();
         let names: Vec<String> = (start..start + 100).map(|i| format!("w{i}")).collect();
         g.apply(
-            &Record::CreateEntities(
+            &Record::from(Op::CreateEntities(
                 (0..100)
                     .map(|k| Entity {
                         name: &names[k],
@@ -257,7 +257,7 @@ fn main() {
                         observations: vec![&texts[k]],
                     })
                     .collect(),
-            ),
+            )),
             &mut (),
         );
     }

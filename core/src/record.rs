@@ -2,23 +2,34 @@
 //! bytes only; the graph's own snapshot as records is `graph::snapshot`.
 //!
 //! A record holds the *effect* of a call (what changed), not the request, so replay applies
-//! it without re-deciding anything. Records are the file format's payload, so they evolve
-//! append-only:
+//! it without re-deciding anything: a [`Record`] is a list of [`Op`]s applied in order as
+//! one change, with the [`Stamp`] of when and by whom it was made. Records are the file
+//! format's payload, so they evolve append-only:
 //! - variants are never reordered or removed, and a variant's fields never change;
-//! - a new kind of change (timestamps, transactions, new tools) is a new variant at the end.
+//! - a new kind of change is a new variant at the end.
+//!
+//! On the wire a record is one of ([`Wire`]): a single unstamped op (variants 0–5, the
+//! first format), a `Batch` of ops (6), or a stamped `Change` (7, what every change has
+//! been written as since times were kept). An [`Op`]'s variants 0–5 are the first format's
+//! records, byte for byte, so a single unstamped op and a batch encode as they always did.
 //!
 //! An old reader meeting a new variant reports [`DecodeError`] instead of guessing.
 
 use alloc::string::{String, ToString};
+use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Entity, Observations, Relation};
+use crate::model::{
+    Entity, EntityPatch, EntityState, Millis, NewFacts, NewReflection, NewRelation, Observations,
+    Provenance, Reflection, Relation, RelationState,
+};
 
-/// One change to the graph, as stored in the log.
-#[derive(Serialize, Deserialize, Debug, PartialEq, Eq, Clone)]
-pub enum Record<'a> {
+/// One operation on the graph. The first six are the reference's changes; the rest carry
+/// the richer model (times and who come from the record's [`Stamp`]).
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+pub enum Op<'a> {
     /// Append these entities, in order.
     #[serde(borrow)]
     CreateEntities(Vec<Entity<'a>>),
@@ -37,19 +48,136 @@ pub enum Record<'a> {
     /// Remove every relation equal to one of these triples.
     #[serde(borrow)]
     DeleteRelations(Vec<Relation<'a>>),
-    /// These records, applied in order as one change: a record is stored whole or not at
-    /// all, so replay applies all of them or none (a merge, an upsert of many). A batch
-    /// holds no batch: the reader refuses one, so decoding never recurses deeper than one
-    /// level, however a damaged or hostile payload nests (a payload of `[6, 1]` repeated
-    /// overflowed the stack: `core/tests/fuzz_regressions.rs`).
-    #[serde(borrow, deserialize_with = "batch")]
-    Batch(Vec<Record<'a>>),
+    /// Variant 6 was the first format's batch; it never occurs inside a record, so a batch
+    /// inside a batch is refused when read (decoding never recurses).
+    Reserved(Never),
+    /// Append these to the table of who made changes ([`Stamp::by`]): a snapshot's first op.
+    #[serde(borrow)]
+    Agents(Vec<Provenance<'a>>),
+    /// Append these entities as they are given (a snapshot, a conversion).
+    #[serde(borrow)]
+    PutEntities(Vec<EntityState<'a>>),
+    /// Append these relations as they are given (ended ones to the history).
+    #[serde(borrow)]
+    PutRelations(Vec<RelationState<'a>>),
+    /// Append these reflections as they are given.
+    #[serde(borrow)]
+    PutReflections(Vec<Reflection<'a>>),
+    /// Change the metadata of the oldest entity with each name.
+    #[serde(borrow)]
+    PatchEntities(Vec<EntityPatch<'a>>),
+    /// Append observations with kinds, each superseding a current one if it says so.
+    #[serde(borrow)]
+    AddFacts(Vec<NewFacts<'a>>),
+    /// Append relations with their context.
+    #[serde(borrow)]
+    CreateRelationsWith(Vec<NewRelation<'a>>),
+    /// End every relation equal to one of these triples: it leaves the graph for its
+    /// history, with the time it ended.
+    #[serde(borrow)]
+    EndRelations(Vec<Relation<'a>>),
+    /// Append reflections, numbered on from the memory's last.
+    #[serde(borrow)]
+    Reflect(Vec<NewReflection<'a>>),
 }
 
-/// A record inside a batch: the variants of [`Record`] but `Batch`, with the same indices,
-/// so a batch inside a batch is an unknown variant to the reader.
+/// The names of [`Op`]'s variants, by index (snake case, as reports print them).
+pub const OP_NAMES: [&str; 16] = [
+    "create_entities",
+    "create_relations",
+    "add_observations",
+    "delete_entities",
+    "delete_observations",
+    "delete_relations",
+    "reserved",
+    "agents",
+    "put_entities",
+    "put_relations",
+    "put_reflections",
+    "patch_entities",
+    "add_facts",
+    "create_relations_with",
+    "end_relations",
+    "reflect",
+];
+
+impl Op<'_> {
+    /// The variant's index (its number in the encoding; its name in [`OP_NAMES`]).
+    pub fn index(&self) -> usize {
+        match self {
+            Op::CreateEntities(_) => 0,
+            Op::CreateRelations(_) => 1,
+            Op::AddObservations(_) => 2,
+            Op::DeleteEntities(_) => 3,
+            Op::DeleteObservations(_) => 4,
+            Op::DeleteRelations(_) => 5,
+            Op::Reserved(never) => match *never {},
+            Op::Agents(_) => 7,
+            Op::PutEntities(_) => 8,
+            Op::PutRelations(_) => 9,
+            Op::PutReflections(_) => 10,
+            Op::PatchEntities(_) => 11,
+            Op::AddFacts(_) => 12,
+            Op::CreateRelationsWith(_) => 13,
+            Op::EndRelations(_) => 14,
+            Op::Reflect(_) => 15,
+        }
+    }
+
+    /// Whether this op was a record of the first format (variants 0–5), which a single
+    /// unstamped op is still written as.
+    fn is_first_format(&self) -> bool {
+        self.index() < 6
+    }
+}
+
+/// A type with no values: [`Op::Reserved`] can never be decoded or built.
+#[derive(Serialize, Deserialize, Debug, PartialEq, Eq, Clone, Copy)]
+pub enum Never {}
+
+/// Who made a change: an entry of the memory's table of agents, or a new one (which is
+/// appended to the table, so each is written once per log).
+#[derive(Serialize, Deserialize, Debug, PartialEq, Eq, Clone, Copy)]
+pub enum Agent<'a> {
+    /// The table's entry with this index.
+    Known(u32),
+    /// A new entry, appended to the table.
+    #[serde(borrow)]
+    New(Provenance<'a>),
+}
+
+/// When and by whom a change was made. The time is the host's, never read at replay.
+#[derive(Serialize, Deserialize, Debug, PartialEq, Eq, Clone, Copy)]
+pub struct Stamp<'a> {
+    /// When.
+    pub at: Millis,
+    /// By whom.
+    #[serde(borrow)]
+    pub by: Agent<'a>,
+}
+
+/// One change: ops applied in order, whole or not at all, and when and by whom.
+#[derive(Debug, PartialEq, Clone, Default)]
+pub struct Record<'a> {
+    /// When and by whom (`None` in records written before times were kept, and in
+    /// snapshots, whose ops carry their own times).
+    pub stamp: Option<Stamp<'a>>,
+    /// What changed.
+    pub ops: Vec<Op<'a>>,
+}
+
+impl<'a> From<Op<'a>> for Record<'a> {
+    fn from(op: Op<'a>) -> Self {
+        Record {
+            stamp: None,
+            ops: vec![op],
+        }
+    }
+}
+
+/// A record's bytes (see the module's docs).
 #[derive(Deserialize)]
-enum Inner<'a> {
+enum Wire<'a> {
     #[serde(borrow)]
     CreateEntities(Vec<Entity<'a>>),
     #[serde(borrow)]
@@ -62,23 +190,24 @@ enum Inner<'a> {
     DeleteObservations(Vec<Observations<'a>>),
     #[serde(borrow)]
     DeleteRelations(Vec<Relation<'a>>),
+    #[serde(borrow)]
+    Batch(Vec<Op<'a>>),
+    #[serde(borrow)]
+    Change(Stamped<'a>),
 }
 
-/// Reads a batch's records (see [`Record::Batch`]).
-fn batch<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Record<'de>>, D::Error> {
-    let inner: Vec<Inner<'de>> = Deserialize::deserialize(d)?;
-    Ok(inner
-        .into_iter()
-        .map(|r| match r {
-            Inner::CreateEntities(v) => Record::CreateEntities(v),
-            Inner::CreateRelations(v) => Record::CreateRelations(v),
-            Inner::AddObservations(v) => Record::AddObservations(v),
-            Inner::DeleteEntities(v) => Record::DeleteEntities(v),
-            Inner::DeleteObservations(v) => Record::DeleteObservations(v),
-            Inner::DeleteRelations(v) => Record::DeleteRelations(v),
-        })
-        .collect())
+/// [`Wire::Change`]'s fields.
+#[derive(Deserialize)]
+struct Stamped<'a> {
+    #[serde(borrow)]
+    stamp: Stamp<'a>,
+    #[serde(borrow)]
+    ops: Vec<Op<'a>>,
 }
+
+/// [`Wire`]'s variant numbers.
+const BATCH: u8 = 6;
+const CHANGE: u8 = 7;
 
 /// A record payload that is not a record this version knows.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,63 +223,188 @@ impl fmt::Display for DecodeError {
     }
 }
 
+fn encoded(value: &impl Serialize) -> Vec<u8> {
+    postcard::to_allocvec(value).expect("records always serialize")
+}
+
 impl Record<'_> {
-    /// The record's payload bytes.
+    /// The record's payload bytes: a stamped change, or (unstamped) a single op as the
+    /// first format wrote it, or a batch.
     pub fn encode(&self) -> Vec<u8> {
-        postcard::to_allocvec(self).expect("records always serialize")
+        match (&self.stamp, self.ops.as_slice()) {
+            (Some(stamp), ops) => encoded(&(CHANGE, stamp, ops)),
+            (None, [op]) if op.is_first_format() => encoded(op),
+            (None, ops) => encoded(&(BATCH, ops)),
+        }
     }
 }
 
 impl<'a> Record<'a> {
     /// Reads a record from its payload bytes, borrowing strings from them.
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        match postcard::take_from_bytes::<Record<'a>>(bytes) {
-            Ok((record, [])) => Ok(record),
-            Ok((_, rest)) => Err(DecodeError(alloc::format!("{} trailing bytes", rest.len()))),
-            Err(e) => Err(DecodeError(e.to_string())),
-        }
+        let wire = match postcard::take_from_bytes::<Wire<'a>>(bytes) {
+            Ok((wire, [])) => wire,
+            Ok((_, rest)) => {
+                return Err(DecodeError(alloc::format!("{} trailing bytes", rest.len())));
+            }
+            Err(e) => return Err(DecodeError(e.to_string())),
+        };
+        let single = |op| Record::from(op);
+        Ok(match wire {
+            Wire::CreateEntities(v) => single(Op::CreateEntities(v)),
+            Wire::CreateRelations(v) => single(Op::CreateRelations(v)),
+            Wire::AddObservations(v) => single(Op::AddObservations(v)),
+            Wire::DeleteEntities(v) => single(Op::DeleteEntities(v)),
+            Wire::DeleteObservations(v) => single(Op::DeleteObservations(v)),
+            Wire::DeleteRelations(v) => single(Op::DeleteRelations(v)),
+            Wire::Batch(ops) => Record { stamp: None, ops },
+            Wire::Change(Stamped { stamp, ops }) => Record {
+                stamp: Some(stamp),
+                ops,
+            },
+        })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use alloc::vec;
+    use crate::model::{Fact, NewFact, Target};
 
-    #[test]
-    fn round_trips_every_variant() {
-        let t = Relation {
+    fn t() -> Relation<'static> {
+        Relation {
             from: "a",
             to: "b",
             relation_type: "knows",
-        };
+        }
+    }
+
+    /// One op of every variant but the reserved one.
+    fn every_op() -> Vec<Op<'static>> {
         let o = Observations {
             entity: "a",
             contents: vec!["x", "ü"],
         };
-        let simple = [
-            Record::CreateEntities(vec![Entity {
+        let entity = EntityState {
+            name: "a",
+            entity_type: "t",
+            created: 1,
+            updated: 2,
+            tags: vec!["x"],
+            importance: Some(7.5),
+            parent: Some("p"),
+            status: Some("archived"),
+            next_fact: 3,
+            facts: vec![Fact {
+                text: "o",
+                id: 2,
+                kind: Some("decision"),
+                created: 2,
+                supersedes: 1,
+                superseded: 0,
+            }],
+        };
+        vec![
+            Op::CreateEntities(vec![Entity {
                 name: "a",
                 entity_type: "t",
                 observations: vec!["o"],
             }]),
-            Record::CreateRelations(vec![t]),
-            Record::AddObservations(vec![o.clone()]),
-            Record::DeleteEntities(vec!["a"]),
-            Record::DeleteObservations(vec![o]),
-            Record::DeleteRelations(vec![t]),
-        ];
-        let batch = Record::Batch(simple.to_vec());
-        for r in simple.into_iter().chain([batch]) {
-            assert_eq!(Record::decode(&r.encode()), Ok(r));
+            Op::CreateRelations(vec![t()]),
+            Op::AddObservations(vec![o.clone()]),
+            Op::DeleteEntities(vec!["a"]),
+            Op::DeleteObservations(vec![o]),
+            Op::DeleteRelations(vec![t()]),
+            Op::Agents(vec![Provenance {
+                client: "c",
+                version: "1",
+                session: "s",
+                actor: Some("me"),
+            }]),
+            Op::PutEntities(vec![entity]),
+            Op::PutRelations(vec![RelationState {
+                relation: t(),
+                created: 5,
+                context: Some("at work"),
+                ended: 9,
+            }]),
+            Op::PutReflections(vec![Reflection {
+                id: 1,
+                target: Target::Relation(t()),
+                author: "c",
+                mood: None,
+                content: "r",
+                created: 3,
+            }]),
+            Op::PatchEntities(vec![EntityPatch {
+                name: "a",
+                tags: Some(vec![]),
+                importance: Some(None),
+                parent: None,
+                status: Some("done"),
+            }]),
+            Op::AddFacts(vec![NewFacts {
+                entity: "a",
+                facts: vec![NewFact {
+                    text: "n",
+                    kind: None,
+                    supersedes: 2,
+                }],
+            }]),
+            Op::CreateRelationsWith(vec![NewRelation {
+                relation: t(),
+                context: None,
+            }]),
+            Op::EndRelations(vec![t()]),
+            Op::Reflect(vec![NewReflection {
+                target: Target::Global,
+                author: "c",
+                mood: Some("calm"),
+                content: "r",
+            }]),
+        ]
+    }
+
+    #[test]
+    fn round_trips_every_op_alone_batched_and_stamped() {
+        let stamp = Stamp {
+            at: 1_700_000_000_000,
+            by: Agent::Known(3),
+        };
+        for op in every_op() {
+            let alone = Record::from(op.clone());
+            assert_eq!(Record::decode(&alone.encode()), Ok(alone));
+            let stamped = Record {
+                stamp: Some(stamp),
+                ops: vec![op],
+            };
+            assert_eq!(Record::decode(&stamped.encode()), Ok(stamped));
+        }
+        let batch = Record {
+            stamp: None,
+            ops: every_op(),
+        };
+        assert_eq!(Record::decode(&batch.encode()), Ok(batch));
+    }
+
+    #[test]
+    fn op_index_is_the_variant_number() {
+        for op in every_op() {
+            assert_eq!(
+                encoded(&op)[0] as usize,
+                op.index(),
+                "{}",
+                OP_NAMES[op.index()]
+            );
         }
     }
 
     #[test]
     fn a_batch_inside_a_batch_is_refused_when_read() {
-        let nested = Record::Batch(vec![Record::Batch(vec![Record::DeleteEntities(vec!["a"])])]);
+        // [Batch, 1 op, Batch, 1 op, DeleteEntities ["a"]]
+        let nested = [6, 1, 6, 1, 3, 1, 1, b'a'];
         assert_eq!(
-            Record::decode(&nested.encode()),
+            Record::decode(&nested),
             Err(DecodeError("Serde Deserialization Error".into()))
         );
     }
@@ -163,7 +417,7 @@ mod tests {
 
     #[test]
     fn trailing_bytes_are_rejected() {
-        let mut bytes = Record::DeleteEntities(vec!["a"]).encode();
+        let mut bytes = Record::from(Op::DeleteEntities(vec!["a"])).encode();
         bytes.push(0);
         assert_eq!(
             Record::decode(&bytes),
@@ -174,11 +428,46 @@ mod tests {
     /// The byte layout is the file format: this pins it.
     #[test]
     fn encoding_is_frozen() {
-        let r = Record::CreateRelations(vec![Relation {
+        let r = Op::CreateRelations(vec![Relation {
             from: "a",
             to: "b",
             relation_type: "r",
         }]);
-        assert_eq!(r.encode(), [1, 1, 1, b'a', 1, b'b', 1, b'r']);
+        assert_eq!(
+            Record::from(r.clone()).encode(),
+            [1, 1, 1, b'a', 1, b'b', 1, b'r']
+        );
+        let batch = Record {
+            stamp: None,
+            ops: vec![Op::DeleteEntities(vec!["a"]), Op::DeleteEntities(vec![])],
+        };
+        assert_eq!(batch.encode(), [6, 2, 3, 1, 1, b'a', 3, 0]);
+        // A stamped change: 7, the time (varint), the agent (New: client, version,
+        // session, no actor), then the ops.
+        let change = Record {
+            stamp: Some(Stamp {
+                at: 300,
+                by: Agent::New(Provenance {
+                    client: "c",
+                    version: "1",
+                    session: "s",
+                    actor: None,
+                }),
+            }),
+            ops: vec![Op::EndRelations(vec![Relation {
+                from: "a",
+                to: "b",
+                relation_type: "r",
+            }])],
+        };
+        assert_eq!(
+            change.encode(),
+            [
+                7, 0xac, 2, 1, 1, b'c', 1, b'1', 1, b's', 0, 1, 14, 1, 1, b'a', 1, b'b', 1, b'r'
+            ]
+        );
+        // A new op alone, unstamped, is a batch of one (variants 7+ are not records).
+        let alone = Record::from(Op::EndRelations(vec![]));
+        assert_eq!(alone.encode(), [6, 1, 14, 0]);
     }
 }

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use crate::frame::{self, End, ScanError, TornTail};
 use crate::graph::Graph;
 use crate::jsonl::{self, ImportError};
-use crate::record::{DecodeError, Record};
+use crate::record::{DecodeError, OP_NAMES, Record};
 
 /// What a check of a memory file found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,67 +103,53 @@ impl fmt::Display for GraphCounts {
     }
 }
 
-/// Records by kind (a batch counts once, as a batch).
+/// Records, and the ops they hold by kind.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RecordCounts {
-    /// `CreateEntities` records.
-    pub create_entities: usize,
-    /// `CreateRelations` records.
-    pub create_relations: usize,
-    /// `AddObservations` records.
-    pub add_observations: usize,
-    /// `DeleteEntities` records.
-    pub delete_entities: usize,
-    /// `DeleteObservations` records.
-    pub delete_observations: usize,
-    /// `DeleteRelations` records.
-    pub delete_relations: usize,
-    /// `Batch` records.
-    pub batch: usize,
+    /// Records.
+    pub records: usize,
+    /// Records stamped with a time and who made them.
+    pub stamped: usize,
+    /// Ops by kind: the index is [`crate::record::Op::index`], the name in [`OP_NAMES`].
+    pub ops: [usize; OP_NAMES.len()],
 }
 
 impl RecordCounts {
     /// Every record counted.
     pub fn total(&self) -> usize {
-        self.by_kind().iter().map(|(_, n)| n).sum()
+        self.records
     }
 
     fn count(&mut self, record: &Record<'_>) {
-        *match record {
-            Record::CreateEntities(_) => &mut self.create_entities,
-            Record::CreateRelations(_) => &mut self.create_relations,
-            Record::AddObservations(_) => &mut self.add_observations,
-            Record::DeleteEntities(_) => &mut self.delete_entities,
-            Record::DeleteObservations(_) => &mut self.delete_observations,
-            Record::DeleteRelations(_) => &mut self.delete_relations,
-            Record::Batch(_) => &mut self.batch,
-        } += 1;
+        self.records += 1;
+        self.stamped += usize::from(record.stamp.is_some());
+        for op in &record.ops {
+            self.ops[op.index()] += 1;
+        }
     }
 
-    /// Each kind's name (as in the file format docs, snake case) and count.
-    fn by_kind(&self) -> [(&'static str, usize); 7] {
-        [
-            ("create_entities", self.create_entities),
-            ("create_relations", self.create_relations),
-            ("add_observations", self.add_observations),
-            ("delete_entities", self.delete_entities),
-            ("delete_observations", self.delete_observations),
-            ("delete_relations", self.delete_relations),
-            ("batch", self.batch),
-        ]
+    /// Each op kind's name and count.
+    fn by_kind(&self) -> impl Iterator<Item = (&'static str, usize)> + '_ {
+        let kinds = OP_NAMES.iter().copied().zip(self.ops.iter().copied());
+        kinds.filter(|&(name, _)| name != "reserved")
     }
 }
 
 impl fmt::Display for RecordCounts {
-    /// `12 (create_entities 5, batch 7)`: the total, then the kinds present.
+    /// `12 (11 stamped; ops: create_entities 5, add_facts 7)`: the records, then the op
+    /// kinds present.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.total())?;
+        write!(f, "{}", self.records)?;
         let mut sep = " (";
-        for (name, n) in self.by_kind().into_iter().filter(|&(_, n)| n > 0) {
+        if self.stamped > 0 {
+            write!(f, " ({} stamped", self.stamped)?;
+            sep = "; ops: ";
+        }
+        for (name, n) in self.by_kind().filter(|&(_, n)| n > 0) {
             write!(f, "{sep}{name} {n}")?;
             sep = ", ";
         }
-        if sep == ", " {
+        if sep != " (" {
             write!(f, ")")?;
         }
         Ok(())
@@ -310,7 +296,11 @@ impl Report {
                 for (name, n) in log.records.by_kind() {
                     by_kind[name] = json!(n);
                 }
-                let records = json!({ "total": log.records.total(), "byKind": by_kind });
+                let records = json!({
+                    "total": log.records.total(),
+                    "stamped": log.records.stamped,
+                    "byKind": by_kind,
+                });
                 json!({
                     "format": "log",
                     "bytes": log.bytes,

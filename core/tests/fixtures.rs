@@ -8,8 +8,12 @@ use std::path::PathBuf;
 
 use common::*;
 use mcp_memory_core::frame;
-use mcp_memory_core::model::{Entity, Observations, Relation};
-use mcp_memory_core::record::Record;
+use mcp_memory_core::graph::Graph;
+use mcp_memory_core::model::{
+    Entity, EntityPatch, EntityState, Fact, NewFact, NewFacts, NewReflection, NewRelation,
+    Observations, Provenance, Reflection, Relation, RelationState, Target,
+};
+use mcp_memory_core::record::{Agent, OP_NAMES, Op, Record, Stamp};
 use mcp_memory_core::{Contents, Server};
 use serde_json::Value;
 
@@ -24,22 +28,21 @@ const EXPECTED: &str = "v1-every-record.expected.json";
 /// Added with the `Batch` variant (still format version 1: new variants are append-only).
 const BATCH_LOG: &str = "v1-batch.mcpmem";
 const BATCH_EXPECTED: &str = "v1-batch.expected.json";
+/// Added with times, provenance and the richer model: stamped changes holding every op.
+const V2_LOG: &str = "v2-every-op.mcpmem";
+const V2_EXPECTED: &str = "v2-every-op.expected.json";
 
-/// Which variant a record is. Exhaustive on purpose: a new variant does not compile here
-/// until someone decides how the fixtures cover it (with a new fixture file, never by
-/// rewriting this one).
+/// Which variant of the wire format a record is: a single op of the first format (0–5), a
+/// batch (6) or a stamped change (7). Kept in step with `record::Wire` by hand: a new wire
+/// variant needs a new fixture file here, never a rewritten one.
 fn variant(record: &Record<'_>) -> usize {
-    match record {
-        Record::CreateEntities(_) => 0,
-        Record::CreateRelations(_) => 1,
-        Record::AddObservations(_) => 2,
-        Record::DeleteEntities(_) => 3,
-        Record::DeleteObservations(_) => 4,
-        Record::DeleteRelations(_) => 5,
-        Record::Batch(_) => 6,
+    match (&record.stamp, record.ops.as_slice()) {
+        (Some(_), _) => 7,
+        (None, [op]) if op.index() < 6 => op.index(),
+        (None, _) => 6,
     }
 }
-const VARIANTS: usize = 7;
+const VARIANTS: usize = 8;
 
 fn triple<'a>(from: &'a str, to: &'a str, relation_type: &'a str) -> Relation<'a> {
     Relation {
@@ -52,7 +55,7 @@ fn triple<'a>(from: &'a str, to: &'a str, relation_type: &'a str) -> Relation<'a
 /// Every record variant, with Unicode, escapes-to-be and empty strings.
 fn every_record() -> Vec<Record<'static>> {
     vec![
-        Record::CreateEntities(vec![
+        Record::from(Op::CreateEntities(vec![
             Entity {
                 name: "Alice",
                 entity_type: "person",
@@ -78,16 +81,16 @@ fn every_record() -> Vec<Record<'static>> {
                 entity_type: "t",
                 observations: vec!["gone"],
             },
-        ]),
-        Record::CreateRelations(vec![
+        ])),
+        Record::from(Op::CreateRelations(vec![
             triple("Alice", "Bob", "knows"),
             triple("Alice", "", ""),
             triple("Bob", "İstanbul", "lives_in"),
             triple("Ghost", "Alice", "haunts"),
             triple("Temp", "Alice", "r"),
             triple("Alice", "Bob", "likes"),
-        ]),
-        Record::AddObservations(vec![
+        ])),
+        Record::from(Op::AddObservations(vec![
             Observations {
                 entity: "Alice",
                 contents: vec!["drinks coffee", "line\nbreak \"quoted\""],
@@ -96,9 +99,9 @@ fn every_record() -> Vec<Record<'static>> {
                 entity: "Bob",
                 contents: vec!["\u{e9}", "e\u{301}"],
             },
-        ]),
-        Record::DeleteEntities(vec!["Temp", "Ghost"]),
-        Record::DeleteObservations(vec![
+        ])),
+        Record::from(Op::DeleteEntities(vec!["Temp", "Ghost"])),
+        Record::from(Op::DeleteObservations(vec![
             Observations {
                 entity: "Alice",
                 contents: vec!["likes tea"],
@@ -107,15 +110,15 @@ fn every_record() -> Vec<Record<'static>> {
                 entity: "İstanbul",
                 contents: vec!["x"],
             },
-        ]),
-        Record::DeleteRelations(vec![triple("Alice", "Bob", "likes")]),
+        ])),
+        Record::from(Op::DeleteRelations(vec![triple("Alice", "Bob", "likes")])),
     ]
 }
 
 /// A merge-shaped batch after plain records: the records of `Batch` fixture.
 fn batch_records() -> Vec<Record<'static>> {
     vec![
-        Record::CreateEntities(vec![
+        Record::from(Op::CreateEntities(vec![
             Entity {
                 name: "Alice",
                 entity_type: "person",
@@ -126,21 +129,276 @@ fn batch_records() -> Vec<Record<'static>> {
                 entity_type: "person",
                 observations: vec!["likes tea", "plays chess"],
             },
-        ]),
-        Record::CreateRelations(vec![
+        ])),
+        Record::from(Op::CreateRelations(vec![
             triple("alice", "Bob", "knows"),
             triple("Alice", "alice", "same_as"),
-        ]),
-        Record::Batch(vec![
-            Record::AddObservations(vec![Observations {
-                entity: "Alice",
-                contents: vec!["plays chess"],
-            }]),
-            Record::CreateRelations(vec![triple("Alice", "Bob", "knows")]),
-            Record::DeleteEntities(vec!["alice"]),
-        ]),
-        Record::Batch(vec![]),
+        ])),
+        Record {
+            stamp: None,
+            ops: vec![
+                Op::AddObservations(vec![Observations {
+                    entity: "Alice",
+                    contents: vec!["plays chess"],
+                }]),
+                Op::CreateRelations(vec![triple("Alice", "Bob", "knows")]),
+                Op::DeleteEntities(vec!["alice"]),
+            ],
+        },
+        Record {
+            stamp: None,
+            ops: vec![],
+        },
     ]
+}
+
+const T0: u64 = 1_700_000_000_000;
+
+/// Stamped changes holding every op, then a snapshot-shaped batch: the `v2` fixture.
+fn v2_records() -> Vec<Record<'static>> {
+    let ada = Provenance {
+        client: "claude-code",
+        version: "2.1.0",
+        session: "1700000000000.0",
+        actor: Some("ada"),
+    };
+    let knows = triple("Alice", "Bob", "knows");
+    let facts = |entity, facts| NewFacts { entity, facts };
+    vec![
+        Record {
+            stamp: Some(Stamp {
+                at: T0,
+                by: Agent::New(ada),
+            }),
+            ops: vec![
+                Op::CreateEntities(vec![
+                    Entity {
+                        name: "Alice",
+                        entity_type: "person",
+                        observations: vec!["likes tea", "ΟΔΟΣ 😀"],
+                    },
+                    Entity {
+                        name: "Bob",
+                        entity_type: "person",
+                        observations: vec![],
+                    },
+                    Entity {
+                        name: "Temp",
+                        entity_type: "t",
+                        observations: vec!["gone"],
+                    },
+                ]),
+                Op::CreateRelationsWith(vec![NewRelation {
+                    relation: knows,
+                    context: Some("met at work"),
+                }]),
+                Op::CreateRelations(vec![triple("Bob", "Alice", "knows")]),
+            ],
+        },
+        Record {
+            stamp: Some(Stamp {
+                at: T0 + 60_000,
+                by: Agent::Known(0),
+            }),
+            ops: vec![
+                Op::AddFacts(vec![facts(
+                    "Alice",
+                    vec![
+                        NewFact {
+                            text: "likes coffee",
+                            kind: Some("preference"),
+                            supersedes: 1,
+                        },
+                        NewFact {
+                            text: "plays chess",
+                            kind: None,
+                            supersedes: 0,
+                        },
+                    ],
+                )]),
+                Op::AddObservations(vec![Observations {
+                    entity: "Bob",
+                    contents: vec!["tall", "short"],
+                }]),
+                Op::DeleteObservations(vec![Observations {
+                    entity: "Bob",
+                    contents: vec!["short"],
+                }]),
+                Op::PatchEntities(vec![EntityPatch {
+                    name: "Alice",
+                    tags: Some(vec!["friend", "chess"]),
+                    importance: Some(Some(7.5)),
+                    parent: Some(Some("Bob")),
+                    status: Some("archived"),
+                }]),
+                Op::EndRelations(vec![knows]),
+                Op::DeleteRelations(vec![triple("Bob", "Alice", "knows")]),
+                Op::DeleteEntities(vec!["Temp"]),
+                Op::Reflect(vec![
+                    NewReflection {
+                        target: Target::Entity("Alice"),
+                        author: "claude-code",
+                        mood: Some("curious"),
+                        content: "Alice's tastes change",
+                    },
+                    NewReflection {
+                        target: Target::Global,
+                        author: "ada",
+                        mood: None,
+                        content: "a small memory",
+                    },
+                ]),
+            ],
+        },
+        Record {
+            stamp: None,
+            ops: vec![
+                Op::Agents(vec![Provenance {
+                    client: "",
+                    version: "",
+                    session: "s",
+                    actor: None,
+                }]),
+                Op::PutEntities(vec![EntityState {
+                    name: "Carol",
+                    entity_type: "person",
+                    created: T0 - 5,
+                    updated: T0 - 1,
+                    tags: vec!["new"],
+                    importance: None,
+                    parent: None,
+                    status: None,
+                    next_fact: 5,
+                    facts: vec![
+                        Fact {
+                            text: "sings",
+                            id: 4,
+                            kind: Some("skill"),
+                            created: T0 - 1,
+                            supersedes: 2,
+                            superseded: 0,
+                        },
+                        Fact {
+                            text: "hums",
+                            id: 2,
+                            kind: None,
+                            created: T0 - 5,
+                            supersedes: 0,
+                            superseded: T0 - 1,
+                        },
+                    ],
+                }]),
+                Op::PutRelations(vec![
+                    RelationState {
+                        relation: triple("Carol", "Alice", "knows"),
+                        created: T0 - 3,
+                        context: None,
+                        ended: 0,
+                    },
+                    RelationState {
+                        relation: triple("Carol", "Bob", "knew"),
+                        created: 0,
+                        context: Some("school"),
+                        ended: T0 - 2,
+                    },
+                ]),
+                Op::PutReflections(vec![Reflection {
+                    id: 9,
+                    target: Target::Relation(triple("Carol", "Alice", "knows")),
+                    author: "ada",
+                    mood: None,
+                    content: "old friends",
+                    created: T0 - 4,
+                }]),
+            ],
+        },
+    ]
+}
+
+/// The whole of a graph as JSON: the table of agents, entities, relations (holding, then
+/// ended) and reflections in full.
+fn state_of(graph: &Graph) -> Value {
+    let entities: Vec<EntityState<'_>> = graph
+        .entities()
+        .map(|(_, e)| graph.entity_state(e))
+        .collect();
+    let holding = graph.relations().map(|(_, r)| graph.relation_state(r, 0));
+    let ended = graph
+        .ended()
+        .iter()
+        .map(|e| graph.relation_state(&e.relation, e.at));
+    let relations: Vec<RelationState<'_>> = holding.chain(ended).collect();
+    let reflections: Vec<Reflection<'_>> = graph
+        .reflections()
+        .iter()
+        .map(|r| graph.reflection_text(r))
+        .collect();
+    let agents: Vec<Provenance<'_>> = graph.agents().collect();
+    serde_json::json!({
+        "agents": agents,
+        "entities": entities,
+        "relations": relations,
+        "reflections": reflections,
+    })
+}
+
+/// The graph these payloads replay to.
+fn replayed_graph(payloads: &[Vec<u8>]) -> Graph {
+    let mut graph = Graph::default();
+    for p in payloads {
+        graph.apply(&Record::decode(p).expect("decodes"), &mut ());
+    }
+    graph
+}
+
+/// Writes the `v2` fixture (once, like the others): the log and the whole state it
+/// replays to.
+#[test]
+#[ignore = "writes the frozen fixture files; run once per format version, never again"]
+fn write_v2_fixture() {
+    let (log_path, expected_path) = (fixture(V2_LOG), fixture(V2_EXPECTED));
+    assert!(
+        !log_path.exists() && !expected_path.exists(),
+        "{V2_LOG} exists and must never be regenerated"
+    );
+    let payloads: Vec<Vec<u8>> = v2_records().iter().map(Record::encode).collect();
+    let state = state_of(&replayed_graph(&payloads));
+    std::fs::write(
+        &log_path,
+        frame::encode_log(payloads.iter().map(Vec::as_slice)),
+    )
+    .unwrap();
+    std::fs::write(
+        &expected_path,
+        serde_json::to_string_pretty(&state).unwrap() + "\n",
+    )
+    .unwrap();
+}
+
+/// The frozen v2 log holds every op, replays to its expected state, re-encodes to its
+/// bytes, and its snapshot (what compaction writes) replays to the same state.
+#[test]
+fn v2_log_holds_every_op_replays_to_expected_state_and_snapshots_to_it() {
+    let bytes = std::fs::read(fixture(V2_LOG)).expect("the committed v2 fixture");
+    let scan = frame::scan(&bytes).unwrap();
+    assert_eq!(scan.torn, None);
+    let mut ops = std::collections::BTreeSet::new();
+    for (payload, written) in scan.records.iter().zip(&v2_records()) {
+        let decoded = Record::decode(payload).expect("decodes");
+        assert_eq!(&decoded, written);
+        assert_eq!(decoded.encode(), *payload);
+        ops.extend(decoded.ops.iter().map(Op::index));
+    }
+    let every: std::collections::BTreeSet<usize> = (0..OP_NAMES.len())
+        .filter(|&i| OP_NAMES[i] != "reserved")
+        .collect();
+    assert_eq!(ops, every, "the fixture holds every op");
+    let payloads: Vec<Vec<u8>> = scan.records.iter().map(|r| r.to_vec()).collect();
+    let graph = replayed_graph(&payloads);
+    let text = std::fs::read_to_string(fixture(V2_EXPECTED)).unwrap();
+    let expected: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(state_of(&graph), expected);
+    assert_eq!(state_of(&replayed_graph(&graph.snapshot())), expected);
 }
 
 /// Writes a frozen log of `records` and the graph it replays to, refusing to overwrite.
@@ -210,10 +468,13 @@ fn v1_log_scans_cleanly_and_holds_every_variant() {
     assert_eq!(scan.valid_len, bytes.len());
     let batch = std::fs::read(fixture(BATCH_LOG)).expect("the committed batch fixture");
     let batch = frame::scan(&batch).expect("a v1 log scans");
+    let v2 = std::fs::read(fixture(V2_LOG)).expect("the committed v2 fixture");
+    let v2 = frame::scan(&v2).expect("a v2 log scans");
     let seen: std::collections::BTreeSet<usize> = scan
         .records
         .iter()
         .chain(&batch.records)
+        .chain(&v2.records)
         .map(|r| variant(&Record::decode(r).expect("a v1 record decodes")))
         .collect();
     assert_eq!(seen.len(), VARIANTS, "the fixtures hold every variant");
@@ -273,7 +534,7 @@ fn v1_log_cut_anywhere_is_a_torn_tail_not_corruption() {
 /// position instead of being skipped or guessed at.
 #[test]
 fn record_from_a_newer_version_is_refused_with_its_index() {
-    let known = Record::DeleteEntities(vec!["A"]).encode();
+    let known = Record::from(Op::DeleteEntities(vec!["A"])).encode();
     let newer = vec![200u8, 1, 0];
     let log = MemLog::holding(Contents::Records(vec![known, newer]));
     match Server::open(log) {

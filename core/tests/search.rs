@@ -10,7 +10,7 @@ use mcp_memory_core::graph::{EntityId, Graph};
 use mcp_memory_core::index::Indexes;
 use mcp_memory_core::index::search::{self, Options, SearchIndex};
 use mcp_memory_core::model::{Entity, Observations, Relation};
-use mcp_memory_core::record::Record;
+use mcp_memory_core::record::{self, Record};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -565,7 +565,7 @@ fn graph_of_names(items: &[(&str, &str, &[&str])]) -> Graph {
             observations: obs.to_vec(),
         })
         .collect();
-    g.apply(&Record::CreateEntities(entities), &mut ());
+    g.apply(&Record::from(record::Op::CreateEntities(entities)), &mut ());
     g
 }
 
@@ -680,15 +680,15 @@ proptest! {
             let pick = |i: &usize| names.get(i % names.len().max(1)).cloned().unwrap_or_default();
             let (a, b);
             let record = match op {
-                Op::Create(n, t, o) => Record::CreateEntities(vec![Entity {
-                    name: n, entity_type: t, observations: strs(o) }]),
-                Op::Add(i, o) => { a = pick(i); Record::AddObservations(vec![Observations {
-                    entity: &a, contents: strs(o) }]) }
-                Op::DeleteObs(i, o) => { a = pick(i); Record::DeleteObservations(vec![Observations {
-                    entity: &a, contents: strs(o) }]) }
-                Op::Delete(i) => { a = pick(i); Record::DeleteEntities(vec![&a]) }
-                Op::Relate(i, j) => { a = pick(i); b = pick(j); Record::CreateRelations(vec![Relation {
-                    from: &a, to: &b, relation_type: "r" }]) }
+                Op::Create(n, t, o) => Record::from(record::Op::CreateEntities(vec![Entity {
+                    name: n, entity_type: t, observations: strs(o) }])),
+                Op::Add(i, o) => { a = pick(i); Record::from(record::Op::AddObservations(vec![Observations {
+                    entity: &a, contents: strs(o) }])) }
+                Op::DeleteObs(i, o) => { a = pick(i); Record::from(record::Op::DeleteObservations(vec![Observations {
+                    entity: &a, contents: strs(o) }])) }
+                Op::Delete(i) => { a = pick(i); Record::from(record::Op::DeleteEntities(vec![&a])) }
+                Op::Relate(i, j) => { a = pick(i); b = pick(j); Record::from(record::Op::CreateRelations(vec![Relation {
+                    from: &a, to: &b, relation_type: "r" }])) }
             };
             live.apply(&record, &mut live_ix);
             records.push(record.encode());

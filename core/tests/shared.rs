@@ -10,7 +10,7 @@ use common::model::Model;
 use common::ops;
 use common::*;
 use mcp_memory_core::model::Entity;
-use mcp_memory_core::record::Record;
+use mcp_memory_core::record::{Op, Record};
 use mcp_memory_core::{Changes, Contents, Log, LogError};
 use proptest::prelude::*;
 use serde_json::json;
@@ -98,11 +98,11 @@ proptest! {
 }
 
 fn create_record(name: &str) -> Vec<u8> {
-    Record::CreateEntities(vec![Entity {
+    Record::from(Op::CreateEntities(vec![Entity {
         name,
         entity_type: "t",
         observations: vec![],
-    }])
+    }]))
     .encode()
 }
 

@@ -7,7 +7,7 @@ use common::*;
 use mcp_memory_core::frame;
 use mcp_memory_core::memory::LogOp;
 use mcp_memory_core::model::{Entity, Observations};
-use mcp_memory_core::record::Record;
+use mcp_memory_core::record::{OP_NAMES, Op, Record};
 use mcp_memory_core::{Contents, Error, Server};
 use serde_json::{Value, json};
 
@@ -98,8 +98,8 @@ fn create_entities_creates_only_first_of_same_name_in_one_call() {
     assert_eq!(graph(&mut m), graph_of(&want, &[]));
     // The record holds what was created, not the request.
     assert_eq!(
-        decoded(&log.records()[0]),
-        Record::CreateEntities(vec![
+        decoded(&log.records()[0]).ops,
+        vec![Op::CreateEntities(vec![
             Entity {
                 name: "A",
                 entity_type: "first",
@@ -110,7 +110,7 @@ fn create_entities_creates_only_first_of_same_name_in_one_call() {
                 entity_type: "t",
                 observations: vec![],
             },
-        ])
+        ])]
     );
 }
 
@@ -320,11 +320,11 @@ fn add_observations_skips_present_observations() {
     );
     // The record holds only what was added.
     assert_eq!(
-        decoded(&log.records()[1]),
-        Record::AddObservations(vec![Observations {
+        decoded(&log.records()[1]).ops,
+        vec![Op::AddObservations(vec![Observations {
             entity: "A",
             contents: vec!["y", ""],
-        }])
+        }])]
     );
     // Nothing new at all: a no-op with an empty addition, and no record.
     let got = call_ok(
@@ -1063,14 +1063,13 @@ fn every_change_appends_one_record_and_syncs_before_reply() {
     let kinds: Vec<&str> = log
         .records()
         .iter()
-        .map(|r| match decoded(r) {
-            Record::CreateEntities(_) => "create_entities",
-            Record::CreateRelations(_) => "create_relations",
-            Record::AddObservations(_) => "add_observations",
-            Record::DeleteEntities(_) => "delete_entities",
-            Record::DeleteObservations(_) => "delete_observations",
-            Record::DeleteRelations(_) => "delete_relations",
-            Record::Batch(_) => "batch",
+        .map(|r| {
+            let record = decoded(r);
+            assert!(record.stamp.is_some(), "every change is stamped");
+            match record.ops.as_slice() {
+                [op] => OP_NAMES[op.index()],
+                _ => "batch",
+            }
         })
         .collect();
     assert_eq!(
@@ -1316,13 +1315,13 @@ fn sessions_subscribe_separately_and_hear_each_others_changes_as_notices() {
         json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
     };
     let subscribe = line(1, "resources/subscribe", json!({"uri": GRAPH_URI}));
-    assert_eq!(m.handle_in(7, &subscribe).len(), 1);
+    assert_eq!(m.handle_in(7, 0, &subscribe).len(), 1);
     let create = line(
         2,
         "tools/call",
         json!({"name": "create_entities", "arguments": {"entities": [entity("A", "t", &[])]}}),
     );
-    let out = m.handle_in(3, &create);
+    let out = m.handle_in(3, 0, &create);
     assert_eq!(
         out.len(),
         1,
@@ -1337,7 +1336,7 @@ fn sessions_subscribe_separately_and_hear_each_others_changes_as_notices() {
     );
     assert!(m.take_notices().is_empty(), "taken once");
 
-    let out = m.handle_in(7, &create);
+    let out = m.handle_in(7, 0, &create);
     assert_eq!(
         out.len(),
         2,
@@ -1345,13 +1344,13 @@ fn sessions_subscribe_separately_and_hear_each_others_changes_as_notices() {
     );
     assert!(m.take_notices().is_empty(), "nobody else subscribed");
 
-    m.handle_in(3, &create);
+    m.handle_in(3, 0, &create);
     m.end_session(7);
     assert!(
         m.take_notices().is_empty(),
         "an ended session's notices are dropped"
     );
-    m.handle_in(3, &create);
+    m.handle_in(3, 0, &create);
     assert!(m.take_notices().is_empty(), "and it hears nothing more");
 }
 
@@ -1489,7 +1488,7 @@ fn import_jsonl_merges_new_names_missing_observations_and_new_relations() {
         entity_line("C", "dup", &["w"]),
     ]
     .join("\n");
-    let summary = m.memory_mut().import(file.as_bytes()).expect("imports");
+    let summary = m.import(file.as_bytes(), 0).expect("imports");
     assert!(summary.starts_with("imported 1 new entities"), "{summary}");
     assert!(summary.contains("1 new relations"), "{summary}");
     let want = graph_of(
@@ -1513,7 +1512,7 @@ fn import_into_an_empty_memory_brings_the_files_graph_exactly() {
     .join("\n");
     let (mut converted, _) = from_jsonl(std::slice::from_ref(&file));
     let (mut m, log) = fresh();
-    let summary = m.memory_mut().import(file.as_bytes()).expect("imports");
+    let summary = m.import(file.as_bytes(), 0).expect("imports");
     assert!(
         summary.starts_with("imported 2 entities and 2 relations"),
         "{summary}"
@@ -1537,20 +1536,19 @@ fn import_is_one_record_and_a_refused_append_leaves_nothing_half_imported() {
     .join("\n");
     let more = [entity_line("A", "t", &["z"]), entity_line("C", "t", &[])].join("\n");
     let (mut m, log) = fresh();
-    m.memory_mut()
-        .import(file.as_bytes())
+    m.import(file.as_bytes(), 0)
         .expect("imports into the empty memory");
     assert_eq!(log.appends(), 1, "into an empty memory: one record");
-    m.memory_mut().import(more.as_bytes()).expect("merges");
+    m.import(more.as_bytes(), 0).expect("merges");
     assert_eq!(log.appends(), 2, "a merge: one record");
     let before = graph(&mut m);
     log.fail_next_append("disk full");
     let err = m
-        .memory_mut()
         .import(
             [entity_line("D", "t", &["w"]), relation_line("D", "A", "s")]
                 .join("\n")
                 .as_bytes(),
+            0,
         )
         .unwrap_err();
     assert!(
@@ -1571,7 +1569,7 @@ fn import_jsonl_of_unreadable_file_changes_nothing() {
     let (mut m, log) = fresh();
     create(&mut m, &[entity("A", "t", &[])]);
     let file = format!("{}\n{{oops", entity_line("B", "t", &[]));
-    let err = m.memory_mut().import(file.as_bytes()).unwrap_err();
+    let err = m.import(file.as_bytes(), 0).unwrap_err();
     assert!(
         matches!(&err, Error::ImportRefused(r) if r.starts_with("line 2:")),
         "{err:?}"
@@ -1591,7 +1589,7 @@ fn export_log_is_a_log_file_that_imports_into_the_same_graph() {
     let file = m.memory_mut().export_log().expect("exports");
     assert!(frame::is_log(&file));
     let (mut other, log) = fresh();
-    let summary = other.memory_mut().import(&file).expect("imports");
+    let summary = other.import(&file, 0).expect("imports");
     assert!(
         summary.starts_with("imported 2 entities and 2 relations into the empty memory"),
         "{summary}"
@@ -1610,7 +1608,7 @@ fn import_of_a_log_with_a_torn_tail_keeps_the_whole_records_and_says_so() {
     frame::encode_frame(b"half a record", &mut more);
     file.extend_from_slice(&more[..more.len() - 3]);
     let (mut other, _) = fresh();
-    let summary = other.memory_mut().import(&file).expect("imports");
+    let summary = other.import(&file, 0).expect("imports");
     assert!(
         summary.contains(&format!("torn tail at offset {whole}")),
         "{summary}"
@@ -1626,7 +1624,7 @@ fn import_of_a_corrupt_log_changes_nothing() {
     file.extend_from_slice(&file.clone()[frame::HEADER_LEN..]);
     let flip = frame::HEADER_LEN + 14;
     file[flip] ^= 0xff;
-    let err = m.memory_mut().import(&file).unwrap_err();
+    let err = m.import(&file, 0).unwrap_err();
     assert!(
         matches!(&err, Error::ImportRefused(r) if r.contains("corrupt record at byte offset")),
         "{err:?}"
@@ -1678,7 +1676,7 @@ fn compact_replaces_the_log_with_the_graph_and_drops_deleted_text() {
     assert_eq!(
         m.memory_mut().compact(),
         Ok(2),
-        "one record of entities, one of relations"
+        "one record of entities (after who made changes), one of relations"
     );
     assert_eq!(log.replaces(), 1);
     assert!(

@@ -5,7 +5,7 @@ use mcp_memory_core::frame::{self, FRAME_HEADER_LEN, TornKind};
 use mcp_memory_core::graph::Graph;
 use mcp_memory_core::jsonl;
 use mcp_memory_core::model::{Entity, Observations, Relation};
-use mcp_memory_core::record::Record;
+use mcp_memory_core::record::{Op, Record};
 use mcp_memory_core::testing::{frame_offset, log_of};
 use mcp_memory_core::verify::{
     GraphCounts, Problem, RecordCounts, RepairError, Report, Verdict, repair, verify,
@@ -27,19 +27,26 @@ fn payloads() -> Vec<Vec<u8>> {
         relation_type: "knows",
     };
     vec![
-        Record::CreateEntities(vec![entity("a", vec!["x"]), entity("b", vec![])]).encode(),
-        Record::CreateRelations(vec![knows]).encode(),
-        Record::AddObservations(vec![Observations {
+        Record::from(Op::CreateEntities(vec![
+            entity("a", vec!["x"]),
+            entity("b", vec![]),
+        ]))
+        .encode(),
+        Record::from(Op::CreateRelations(vec![knows])).encode(),
+        Record::from(Op::AddObservations(vec![Observations {
             entity: "b",
             contents: vec!["y", "z"],
-        }])
+        }]))
         .encode(),
-        Record::Batch(vec![
-            Record::CreateEntities(vec![entity("c", vec!["w"])]),
-            Record::DeleteRelations(vec![knows]),
-        ])
+        Record {
+            stamp: None,
+            ops: vec![
+                Op::CreateEntities(vec![entity("c", vec!["w"])]),
+                Op::DeleteRelations(vec![knows]),
+            ],
+        }
         .encode(),
-        Record::DeleteEntities(vec!["c"]).encode(),
+        Record::from(Op::DeleteEntities(vec!["c"])).encode(),
     ]
 }
 
@@ -96,12 +103,9 @@ fn clean_log_reports_records_by_kind_and_the_graph() {
     assert_eq!(
         log.records,
         RecordCounts {
-            create_entities: 1,
-            create_relations: 1,
-            add_observations: 1,
-            delete_entities: 1,
-            batch: 1,
-            ..RecordCounts::default()
+            records: 5,
+            stamped: 0,
+            ops: [2, 1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
         }
     );
     assert_eq!(
@@ -116,7 +120,7 @@ fn clean_log_reports_records_by_kind_and_the_graph() {
         report.to_string(),
         format!(
             "mcp-memory log, {} bytes: clean\n\
-             records: 5 (create_entities 1, create_relations 1, add_observations 1, delete_entities 1, batch 1)\n\
+             records: 5 (create_entities 2, create_relations 1, add_observations 1, delete_entities 1, delete_relations 1)\n\
              graph: 2 entities, 0 relations, 3 observations",
             bytes.len()
         )

@@ -51,10 +51,11 @@ fn upsert_creates_new_names_and_adds_only_missing_observations_to_known_ones() {
     );
     assert_eq!(graph(&mut m), want);
     assert_eq!(log.len(), 2, "one record for the whole upsert");
-    assert!(matches!(
-        Record::decode(&log.records()[1]),
-        Ok(Record::Batch(_))
-    ));
+    assert_eq!(
+        Record::decode(&log.records()[1]).map(|r| r.ops.len()),
+        Ok(2),
+        "a batch: new entities and added observations"
+    );
     assert_eq!(replayed(&log), want);
 }
 

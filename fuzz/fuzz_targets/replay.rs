@@ -254,7 +254,7 @@ fn check_import(data: &[u8], opened: &Option<Vec<u8>>) {
     IMPORTER.with(|(log, memory)| {
         let mut memory = memory.borrow_mut();
         log.replace_as_other_writer(Vec::new());
-        match memory.memory_mut().import(data) {
+        match memory.import(data, 1) {
             Ok(_) => {
                 let graph = memory.memory_mut().export_jsonl().expect("available");
                 if let Some(opened) = opened {
@@ -265,8 +265,7 @@ fn check_import(data: &[u8], opened: &Option<Vec<u8>>) {
                     "import logged another graph"
                 );
                 memory
-                    .memory_mut()
-                    .import(data)
+                    .import(data, 2)
                     .expect("a second import of the same bytes");
                 let after = memory.memory_mut().export_jsonl().expect("available");
                 assert!(

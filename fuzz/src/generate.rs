@@ -361,8 +361,11 @@ pub fn tool_call_line(u: &mut Unstructured<'_>, n: u64) -> Result<(String, &'sta
 /// A record another writer appends: a valid one from pool names most of the time, else
 /// fuzz bytes (which a memory must refuse without applying anything after them).
 pub fn record(u: &mut Unstructured<'_>) -> Result<Vec<u8>> {
-    use mcp_memory_core::model::{Entity, Observations, Relation};
-    use mcp_memory_core::record::Record;
+    use mcp_memory_core::model::{
+        Entity, EntityPatch, NewFact, NewFacts, NewReflection, Observations, Provenance,
+        Relation, Target,
+    };
+    use mcp_memory_core::record::{Agent, Op, Record, Stamp};
     let s: Vec<String> = (0..4).map(|_| string(u)).collect::<Result<_>>()?;
     let triple = Relation {
         from: &s[0],
@@ -378,17 +381,59 @@ pub fn record(u: &mut Unstructured<'_>) -> Result<Vec<u8>> {
         entity_type: &s[1],
         observations: vec![&s[2], &s[3]],
     };
-    Ok(match u.int_in_range(0u8..=8)? {
-        0 => Record::CreateEntities(vec![entity]).encode(),
-        1 => Record::CreateRelations(vec![triple]).encode(),
-        2 => Record::AddObservations(vec![obs]).encode(),
-        3 => Record::DeleteEntities(vec![&s[0]]).encode(),
-        4 => Record::DeleteObservations(vec![obs]).encode(),
-        5 => Record::DeleteRelations(vec![triple]).encode(),
-        6 => Record::Batch(vec![
-            Record::CreateEntities(vec![entity]),
-            Record::AddObservations(vec![obs]),
-        ])
+    let agent = match u.int_in_range(0u8..=2)? {
+        0 => Agent::Known(u.int_in_range(0u32..=3)?),
+        _ => Agent::New(Provenance {
+            client: &s[1],
+            ..Provenance::default()
+        }),
+    };
+    let stamp = Stamp {
+        at: u.arbitrary()?,
+        by: agent,
+    };
+    let facts = NewFacts {
+        entity: &s[0],
+        facts: vec![NewFact {
+            text: &s[3],
+            kind: Some(&s[2]),
+            supersedes: u.int_in_range(0u32..=3)?,
+        }],
+    };
+    let patch = EntityPatch {
+        name: &s[0],
+        tags: Some(vec![&s[1]]),
+        importance: Some(Some(5.0)),
+        parent: Some(Some(&s[1])),
+        status: Some(&s[2]),
+    };
+    let reflection = NewReflection {
+        target: Target::Entity(&s[0]),
+        author: &s[1],
+        mood: None,
+        content: &s[3],
+    };
+    Ok(match u.int_in_range(0u8..=9)? {
+        0 => Record::from(Op::CreateEntities(vec![entity])).encode(),
+        1 => Record::from(Op::CreateRelations(vec![triple])).encode(),
+        2 => Record::from(Op::AddObservations(vec![obs])).encode(),
+        3 => Record::from(Op::DeleteEntities(vec![&s[0]])).encode(),
+        4 => Record::from(Op::DeleteObservations(vec![obs])).encode(),
+        5 => Record::from(Op::DeleteRelations(vec![triple])).encode(),
+        6 => Record { stamp: None, ops: vec![
+            Op::CreateEntities(vec![entity]),
+            Op::AddObservations(vec![obs]),
+        ] }
+        .encode(),
+        7 => Record {
+            stamp: Some(stamp),
+            ops: vec![
+                Op::AddFacts(vec![facts]),
+                Op::PatchEntities(vec![patch]),
+                Op::EndRelations(vec![triple]),
+                Op::Reflect(vec![reflection]),
+            ],
+        }
         .encode(),
         _ => {
             let len = u.int_in_range(0usize..=16)?;

@@ -191,7 +191,7 @@ fn open_native(path: &Path) -> Native {
 
 fn open_component(path: &Path) -> Server {
     let log = open_log(path, Durability::Background).expect("open log");
-    Server::open(log).expect("open component").0
+    Server::open(log, None).expect("open component").0
 }
 
 fn main() {

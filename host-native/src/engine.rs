@@ -94,6 +94,21 @@ impl log::Host for HostState {
     }
 }
 
+/// Pins the clock: every message is handled at this time (milliseconds since the Unix
+/// epoch), so tests write reproducible files.
+pub const CLOCK_VAR: &str = "MCP_MEMORY_NOW";
+
+/// The host's clock, as the guest is given it: milliseconds since the Unix epoch (0, "not
+/// known", for a clock set before 1970), or the time $MCP_MEMORY_NOW pins.
+fn now_ms() -> u64 {
+    static PINNED: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+    if let Some(ms) = *PINNED.get_or_init(|| std::env::var(CLOCK_VAR).ok()?.parse().ok()) {
+        return ms;
+    }
+    let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+    since.map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
 /// A memory served by an instance of the component.
 pub struct Server {
     store: Store<HostState>,
@@ -102,8 +117,9 @@ pub struct Server {
 }
 
 impl Server {
-    /// Instantiates the component over `log` and opens the memory. Returns warnings.
-    pub fn open(log: FileLog<FsDisk>) -> Result<(Server, Vec<String>)> {
+    /// Instantiates the component over `log` and opens the memory, for `actor` (stamped on
+    /// every change) if given. Returns warnings.
+    pub fn open(log: FileLog<FsDisk>, actor: Option<&str>) -> Result<(Server, Vec<String>)> {
         let engine = Engine::new(&engine_config::config())?;
         // SAFETY: PRECOMPILED was produced by `Engine::precompile_component` in build.rs, with
         // the same wasmtime version and configuration, and is embedded read-only.
@@ -118,7 +134,7 @@ impl Server {
         let opened = bindings
             .mcp_memory_memory_server()
             .memory()
-            .call_open(&mut store);
+            .call_open(&mut store, actor);
         store.data_mut().log.unlock();
         let mut warnings = store.data_mut().log.take_warnings();
         let (memory, more) = opened?.map_err(|e| anyhow!(e))?;
@@ -148,9 +164,13 @@ impl Server {
     /// it.
     pub fn handle(&mut self, session: u32, message: &str) -> Result<Vec<String>> {
         self.locked(|b, store, memory| {
-            b.mcp_memory_memory_server()
-                .memory()
-                .call_handle(store, memory, session, message)
+            b.mcp_memory_memory_server().memory().call_handle(
+                store,
+                memory,
+                session,
+                now_ms(),
+                message,
+            )
         })
     }
 
@@ -228,7 +248,7 @@ impl Server {
         self.memory_call(|b, store, memory| {
             b.mcp_memory_memory_server()
                 .memory()
-                .call_import_file(store, memory, data)
+                .call_import_file(store, memory, data, now_ms())
         })
     }
 }

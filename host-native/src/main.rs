@@ -36,6 +36,11 @@ struct Cli {
     #[arg(long, value_enum, default_value_t = Durability::Background, global = true)]
     durability: Durability,
 
+    /// Who this server runs for: stamped on every change it makes, beside the client's name
+    /// and session, in the memory file.
+    #[arg(long, value_name = "NAME", env = "MCP_MEMORY_ACTOR", global = true)]
+    actor: Option<String>,
+
     /// How MCP clients connect.
     #[arg(long, value_enum, default_value_t = Transport::Stdio)]
     transport: Transport,
@@ -137,8 +142,8 @@ enum Command {
     },
 }
 
-fn open(path: &Path, durability: Durability) -> Result<Server> {
-    let (server, warnings) = Server::open(open_log(path, durability)?)?;
+fn open(path: &Path, durability: Durability, actor: Option<&str>) -> Result<Server> {
+    let (server, warnings) = Server::open(open_log(path, durability)?, actor)?;
     for w in warnings {
         eprintln!("mcp-memory: warning: {w}");
     }
@@ -152,11 +157,16 @@ fn main() -> Result<()> {
         std::env::var_os(config::ENV_VAR),
     )?;
     let durability = cli.durability;
+    let actor = cli.actor.clone();
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => {
-            let server = open(&path, durability)?;
+            let server = open(&path, durability, actor.as_deref())?;
             let reopen_path = path.clone();
-            let service = Service::new(server, Box::new(move || open(&reopen_path, durability)));
+            let reopen_actor = actor.clone();
+            let service = Service::new(
+                server,
+                Box::new(move || open(&reopen_path, durability, reopen_actor.as_deref())),
+            );
             let network = match cli.transport {
                 Transport::Stdio => {
                     eprintln!(
@@ -182,7 +192,7 @@ fn main() -> Result<()> {
             listen::serve(network, listen, service, &path.display().to_string())
         }
         Command::Compact => {
-            let records = open(&path, durability)?.compact()?;
+            let records = open(&path, durability, actor.as_deref())?.compact()?;
             eprintln!(
                 "mcp-memory: {}: compacted to {records} records",
                 path.display()
@@ -191,8 +201,10 @@ fn main() -> Result<()> {
         }
         Command::Export { format, output } => {
             let bytes = match (format, path.exists()) {
-                (Format::Jsonl, true) => open(&path, durability)?.export_jsonl()?,
-                (Format::Log, true) => open(&path, durability)?.export_log()?,
+                (Format::Jsonl, true) => {
+                    open(&path, durability, actor.as_deref())?.export_jsonl()?
+                }
+                (Format::Log, true) => open(&path, durability, actor.as_deref())?.export_log()?,
                 (Format::Jsonl, false) => Vec::new(),
                 (Format::Log, false) => frame::encode_log(std::iter::empty()),
             };
@@ -205,7 +217,7 @@ fn main() -> Result<()> {
         Command::Import { file } => {
             let data =
                 std::fs::read(&file).with_context(|| format!("cannot read {}", file.display()))?;
-            match open(&path, durability)?.import_file(&data) {
+            match open(&path, durability, actor.as_deref())?.import_file(&data) {
                 Ok(summary) => {
                     eprintln!("mcp-memory: {}: {summary}", path.display());
                     Ok(())

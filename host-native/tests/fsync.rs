@@ -30,7 +30,7 @@ fn flaky_fsync(file: &File) -> io::Result<()> {
 
 fn open(path: &std::path::Path, fsync: mcp_memory::disk::Fsync) -> Server {
     let disk = FsDisk::open_with_fsync(path, Durability::Background, fsync).expect("open");
-    Server::open(FileLog::new(disk))
+    Server::open(FileLog::new(disk), None)
         .expect("the memory opens")
         .0
 }

@@ -9,7 +9,7 @@ use std::process::Command;
 
 use mcp_memory_core::frame::FRAME_HEADER_LEN;
 use mcp_memory_core::model::{Entity, Relation};
-use mcp_memory_core::record::Record;
+use mcp_memory_core::record::{Op, Record};
 use mcp_memory_core::testing::{frame_offset, log_of};
 use serde_json::Value;
 
@@ -50,13 +50,13 @@ fn payloads() -> Vec<Vec<u8>> {
         observations: vec!["seen"],
     };
     vec![
-        Record::CreateEntities(vec![entity("A")]).encode(),
-        Record::CreateEntities(vec![entity("B")]).encode(),
-        Record::CreateRelations(vec![Relation {
+        Record::from(Op::CreateEntities(vec![entity("A")])).encode(),
+        Record::from(Op::CreateEntities(vec![entity("B")])).encode(),
+        Record::from(Op::CreateRelations(vec![Relation {
             from: "A",
             to: "B",
             relation_type: "r",
-        }])
+        }]))
         .encode(),
     ]
 }

@@ -6,7 +6,7 @@ use mcp_memory_core::filelog::{Disk, FileLog};
 use mcp_memory_core::{LogError, Server};
 use wasm_bindgen::prelude::*;
 
-use crate::{js_error, lines, log_error, memory_error};
+use crate::{js_error, lines, log_error, memory_error, now};
 
 #[wasm_bindgen]
 extern "C" {
@@ -167,6 +167,13 @@ impl FileMemory {
         Ok(FileMemory { server, warnings })
     }
 
+    /// Names the actor this memory's changes are made for (stamped on each, beside the
+    /// client and session), or none.
+    #[wasm_bindgen(js_name = setActor)]
+    pub fn set_actor(&mut self, actor: Option<String>) {
+        self.server.set_actor(actor);
+    }
+
     /// Warnings for the user since the last call (conversion, torn tails, stale locks).
     #[wasm_bindgen(js_name = takeWarnings)]
     pub fn take_warnings(&mut self) -> Vec<String> {
@@ -178,7 +185,7 @@ impl FileMemory {
     /// Handles one MCP (JSON-RPC 2.0) message; returns the messages to send, in order.
     /// Throws only if the file's lock cannot be taken.
     pub fn handle(&mut self, message: &str) -> Result<Vec<String>, JsValue> {
-        self.locked(|s| Ok(s.handle(message)))
+        self.locked(|s| Ok(s.handle_in(0, now(), message)))
     }
 
     /// Handles one line of the stdio transport, as bytes (invalid UTF-8 becomes U+FFFD);
@@ -187,7 +194,7 @@ impl FileMemory {
     #[wasm_bindgen(js_name = handleLine)]
     pub fn handle_line(&mut self, line: &[u8]) -> Result<Vec<u8>, JsValue> {
         let text = String::from_utf8_lossy(line);
-        self.locked(|s| Ok(lines(s.handle(&text))))
+        self.locked(|s| Ok(lines(s.handle_in(0, now(), &text))))
     }
 
     /// The graph in the reference server's JSONL file format.
@@ -205,7 +212,7 @@ impl FileMemory {
     /// Merges a memory file (log or reference JSONL) into the memory; returns a summary.
     #[wasm_bindgen(js_name = importFile)]
     pub fn import_file(&mut self, data: &[u8]) -> Result<String, JsValue> {
-        self.locked(|s| s.memory_mut().import(data).map_err(memory_error))
+        self.locked(|s| s.import(data, now()).map_err(memory_error))
     }
 
     /// Rewrites the memory file as the graph as it stands (deleted text leaves the file);

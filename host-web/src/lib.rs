@@ -12,6 +12,7 @@
 //! and lock protocol — runs here, in the same Rust the native host runs. This crate only
 //! adapts: JavaScript calls become core calls and back.
 
+use core::sync::atomic::{AtomicU64, Ordering};
 use mcp_memory_core::{Error, LogError};
 use wasm_bindgen::prelude::*;
 
@@ -20,6 +21,26 @@ pub mod queue;
 pub mod verify;
 
 /// A thrown JavaScript value, in words.
+/// The time [`pin_clock`] pinned (milliseconds since the Unix epoch), or 0: none.
+static PINNED: AtomicU64 = AtomicU64::new(0);
+
+/// Pins the clock of every memory of this engine: each message is then handled at `ms`
+/// (milliseconds since the Unix epoch), so tests write reproducible files; `undefined`
+/// unpins it (the default: `Date.now()`).
+#[wasm_bindgen(js_name = pinClock)]
+pub fn pin_clock(ms: Option<f64>) {
+    PINNED.store(ms.map_or(0, |ms| ms as u64), Ordering::Relaxed);
+}
+
+/// The host's time for a message: the JavaScript clock (`Date.now()`), in milliseconds,
+/// unless [`pin_clock`] pinned it.
+fn now() -> u64 {
+    match PINNED.load(Ordering::Relaxed) {
+        0 => js_sys::Date::now() as u64,
+        pinned => pinned,
+    }
+}
+
 fn log_error(e: JsValue) -> LogError {
     LogError(match e.dyn_ref::<js_sys::Error>() {
         Some(error) => String::from(error.message()),

@@ -10,7 +10,7 @@
 use mcp_memory_core::{Changes, Contents, Log, LogError, Server};
 use wasm_bindgen::prelude::*;
 
-use crate::{js_error, lines, memory_error};
+use crate::{js_error, lines, memory_error, now};
 
 /// The [`Log`] a [`QueueMemory`] writes to: records queued for the caller to store.
 #[derive(Default)]
@@ -80,6 +80,13 @@ impl QueueMemory {
         Ok(QueueMemory { server })
     }
 
+    /// Names the actor this memory's changes are made for (stamped on each, beside the
+    /// client and session), or none.
+    #[wasm_bindgen(js_name = setActor)]
+    pub fn set_actor(&mut self, actor: Option<String>) {
+        self.server.set_actor(actor);
+    }
+
     /// Hands in what other writers stored since this memory last looked: records appended
     /// after the ones it has seen, or — if `replaced` — every record of a store that was
     /// rewritten. The next call applies them before it does anything else.
@@ -95,13 +102,16 @@ impl QueueMemory {
     /// Handles one MCP (JSON-RPC 2.0) message; returns the messages to send, in order. They
     /// must not be sent before [`QueueMemory::take_writes`]'s records are stored.
     pub fn handle(&mut self, message: &str) -> Vec<String> {
-        self.server.handle(message)
+        self.server.handle_in(0, now(), message)
     }
 
     /// [`QueueMemory::handle`] for one stdio line as bytes: the replies, each ending in `\n`.
     #[wasm_bindgen(js_name = handleLine)]
     pub fn handle_line(&mut self, line: &[u8]) -> Vec<u8> {
-        lines(self.server.handle(&String::from_utf8_lossy(line)))
+        lines(
+            self.server
+                .handle_in(0, now(), &String::from_utf8_lossy(line)),
+        )
     }
 
     /// What the calls since the last take wrote: `{ replaced, records }`. If `replaced`, the
@@ -152,6 +162,6 @@ impl QueueMemory {
     /// Its records are then waiting in [`QueueMemory::take_writes`].
     #[wasm_bindgen(js_name = importFile)]
     pub fn import_file(&mut self, data: &[u8]) -> Result<String, JsValue> {
-        self.server.memory_mut().import(data).map_err(memory_error)
+        self.server.import(data, now()).map_err(memory_error)
     }
 }

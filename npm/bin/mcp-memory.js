@@ -34,6 +34,9 @@ Options:
                                     When changes reach the disk: sync fsyncs before every
                                     reply; background fsyncs at most one second later
                                     [default: background]
+      --actor <NAME>                Who this server runs for: stamped on every change it
+                                    makes, beside the client's name and session, in the
+                                    memory file [env: MCP_MEMORY_ACTOR=]
       --transport <stdio>           How MCP clients connect [default: stdio]
   -h, --help                        Print help
   -V, --version                     Print version
@@ -60,6 +63,7 @@ try {
     options: {
       'memory-file': { type: 'string', short: 'f' },
       durability: { type: 'string', default: 'background' },
+      actor: { type: 'string' },
       transport: { type: 'string', default: 'stdio' },
       format: { type: 'string' },
       output: { type: 'string', short: 'o' },
@@ -96,7 +100,7 @@ for (const [option, commands] of Object.entries(OPTION_OF)) {
   if (!commands.includes(command) && values[option] !== undefined) fail(`unexpected argument '--${option}' found`);
 }
 const path = memoryPath(values['memory-file']);
-const options = { durability: values.durability };
+const options = { durability: values.durability, actor: values.actor ?? process.env.MCP_MEMORY_ACTOR };
 
 function open() {
   const memory = new Memory(path, options);

@@ -12,5 +12,10 @@ const MODULE = require.resolve('../dist/node/mcp_memory.js');
  */
 export function loadEngine({ fresh = false } = {}) {
   if (fresh) delete require.cache[MODULE];
-  return require(MODULE);
+  const engine = require(MODULE);
+  // $MCP_MEMORY_NOW pins the clock (milliseconds since the epoch), as in the native host:
+  // tests write reproducible files.
+  const pinned = process.env.MCP_MEMORY_NOW;
+  if (pinned) engine.pinClock(Number(pinned));
+  return engine;
 }

@@ -19,7 +19,8 @@ export class Memory {
   /**
    * Opens the memory kept in `file` (creating it; a reference memory.jsonl is converted,
    * its original kept as `.bak`). Without `file`, MEMORY_FILE_PATH or the default location.
-   * Options: `durability`: 'background' (default) or 'sync'.
+   * Options: `durability`: 'background' (default) or 'sync'; `actor`: who changes are made
+   * for (stamped on each, beside the client and session).
    */
   static open(file, options = {}) {
     return new Memory(file, options);
@@ -31,12 +32,13 @@ export class Memory {
   #inner;
   #nextId = 1;
 
-  constructor(file, { durability = 'background' } = {}) {
+  constructor(file, { durability = 'background', actor } = {}) {
     /** The memory file's absolute path. */
     this.path = memoryPath(file);
     this.#disk = new NodeDisk(this.path, { durability });
     try {
       this.#inner = loadEngine().FileMemory.open(this.#disk);
+      if (actor) this.#inner.setActor(actor);
     } catch (e) {
       this.#disk.close();
       throw e;

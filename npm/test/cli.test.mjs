@@ -576,7 +576,7 @@ test('verify reports a clean log, a torn tail and a corrupt frame (exit 0, 3, 1)
   assert.equal(
     run.stdout,
     `${file}: mcp-memory log, ${bytes.length} bytes: clean\n` +
-      'records: 3 (create_entities 2, create_relations 1)\n' +
+      'records: 3 (3 stamped; ops: create_entities 2, create_relations 1)\n' +
       'graph: 2 entities, 1 relations, 2 observations\n',
   );
 
@@ -587,7 +587,7 @@ test('verify reports a clean log, a torn tail and a corrupt frame (exit 0, 3, 1)
   const last = all[2][0];
   assert.match(run.stdout, /: torn tail \(opens;/);
   assert.match(run.stdout, new RegExp(`\ntorn tail at offset ${last}: the last record is incomplete`));
-  assert.match(run.stdout, new RegExp(`\nvalid prefix: ${last} bytes, records: 2 \\(create_entities 2\\)\n`));
+  assert.match(run.stdout, new RegExp(`\nvalid prefix: ${last} bytes, records: 2 \\(2 stamped; ops: create_entities 2\\)\n`));
   assert.equal(fs.readFileSync(torn).length, bytes.length - 2, 'verify does not cut the tail');
 
   const bad = path.join(dir, 'bad.mcpmem');

@@ -82,13 +82,14 @@ impl Guest for Component {
 }
 
 impl GuestMemory for GuestMem {
-    fn open() -> Result<(MemoryHandle, Vec<String>), String> {
-        let (server, warnings) = Server::open(HostLog).map_err(|e| e.to_string())?;
+    fn open(actor: Option<String>) -> Result<(MemoryHandle, Vec<String>), String> {
+        let (mut server, warnings) = Server::open(HostLog).map_err(|e| e.to_string())?;
+        server.set_actor(actor);
         Ok((MemoryHandle::new(GuestMem(RefCell::new(server))), warnings))
     }
 
-    fn handle(&self, session: u32, message: String) -> Vec<String> {
-        self.0.borrow_mut().handle_in(session, &message)
+    fn handle(&self, session: u32, now_ms: u64, message: String) -> Vec<String> {
+        self.0.borrow_mut().handle_in(session, now_ms, &message)
     }
 
     fn take_notices(&self) -> Vec<(u32, String)> {
@@ -115,8 +116,8 @@ impl GuestMemory for GuestMem {
         (self.0.borrow_mut().memory_mut().export_log()).map_err(wit_error)
     }
 
-    fn import_file(&self, data: Vec<u8>) -> Result<String, MemoryError> {
-        (self.0.borrow_mut().memory_mut().import(&data)).map_err(wit_error)
+    fn import_file(&self, data: Vec<u8>, now_ms: u64) -> Result<String, MemoryError> {
+        (self.0.borrow_mut().import(&data, now_ms)).map_err(wit_error)
     }
 }
 

@@ -10,15 +10,16 @@
 //! two entities with one name, and such a file is imported as it is. The tools never create a
 //! second entity with an existing name.
 
+mod apply;
 mod snapshot;
 
+use alloc::boxed::Box;
 use alloc::vec::Vec;
 use smallvec::SmallVec;
 
 use crate::hash::HashMap;
 use crate::intern::{Interner, Sym};
-use crate::model;
-use crate::record::Record;
+use crate::model::{self, Millis};
 pub use snapshot::{SNAPSHOT_CHUNK, creating};
 
 /// Position of an entity in insertion order (stable until the graph is re-packed).
@@ -49,8 +50,57 @@ pub struct Entity {
     pub name: Sym,
     /// The entity's type.
     pub entity_type: Sym,
-    /// Observations, oldest first.
+    /// Its current observations, oldest first.
     pub observations: Vec<Sym>,
+    /// What is known of each current observation (same order and length).
+    pub facts: Vec<FactMeta>,
+    /// When it was created (`0`: not known).
+    pub created: Millis,
+    /// When it last changed (`0`: not known).
+    pub updated: Millis,
+    /// The id its next observation gets.
+    pub next_fact: u32,
+    /// Metadata most entities lack, boxed so they cost one pointer.
+    pub extra: Option<Box<Extra>>,
+}
+
+/// What is known of an observation beside its text.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FactMeta {
+    /// Its id within the entity (from 1, never reused there).
+    pub id: u32,
+    /// The id of the observation it superseded (`0`: none).
+    pub supersedes: u32,
+    /// Its kind; `None` is `generic`.
+    pub kind: Option<Sym>,
+    /// When it was added (`0`: not known).
+    pub created: Millis,
+}
+
+/// An entity's metadata beside its name, type and observations.
+#[derive(Debug, Default)]
+pub struct Extra {
+    /// Tags, lowercase, each once, in the order set.
+    pub tags: Vec<Sym>,
+    /// Importance, 0–10.
+    pub importance: Option<f64>,
+    /// The entity it belongs under.
+    pub parent: Option<Sym>,
+    /// Its status; `None` is `active`.
+    pub status: Option<Sym>,
+    /// Superseded observations, in the order they were superseded.
+    pub past: Vec<Past>,
+}
+
+/// A superseded observation: still known, no longer current.
+#[derive(Debug, Clone, Copy)]
+pub struct Past {
+    /// Its text.
+    pub text: Sym,
+    /// What was known of it.
+    pub meta: FactMeta,
+    /// When it was superseded.
+    pub superseded: Millis,
 }
 
 /// A directed, typed edge between two names (which need not name existing entities), as
@@ -63,6 +113,58 @@ pub struct Relation {
     pub to: Sym,
     /// The relation's type, in active voice.
     pub relation_type: Sym,
+    /// When it was created (`0`: not known).
+    pub created: Millis,
+    /// Free text on its circumstances.
+    pub context: Option<Sym>,
+}
+
+/// A relation that ended: out of the graph, kept as history.
+#[derive(Debug, Copy, Clone)]
+pub struct Ended {
+    /// The relation as it was.
+    pub relation: Relation,
+    /// When it ended.
+    pub at: Millis,
+}
+
+/// What a reflection is about, interned.
+#[derive(Debug, Copy, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// The memory as a whole.
+    Global,
+    /// An entity, by name.
+    Entity(Sym),
+    /// A relation: from, to, type.
+    Relation([Sym; 3]),
+    /// A session, by id.
+    Session(Sym),
+}
+
+/// A reflection, interned (see [`model::Reflection`]).
+#[derive(Debug, Copy, Clone)]
+pub struct Reflection {
+    /// Its id (from 1).
+    pub id: u32,
+    /// What it is about.
+    pub target: Target,
+    /// Who wrote it.
+    pub author: Sym,
+    /// The author's mood.
+    pub mood: Option<Sym>,
+    /// Its text.
+    pub content: Sym,
+    /// When it was written.
+    pub created: Millis,
+}
+
+/// An entry of the table of who made changes (see [`model::Provenance`]), interned.
+#[derive(Debug, Copy, Clone, PartialEq, Eq, Hash)]
+struct AgentSyms {
+    client: Sym,
+    version: Sym,
+    session: Sym,
+    actor: Option<Sym>,
 }
 
 type Ids<T> = SmallVec<[T; 1]>;
@@ -81,6 +183,12 @@ pub struct Graph {
     relation_count: usize,
     by_triple: HashMap<[Sym; 3], Ids<RelationId>>,
     by_endpoint: HashMap<Sym, Vec<RelationId>>,
+    ended: Vec<Ended>,
+    reflections: Vec<Reflection>,
+    agents: Vec<AgentSyms>,
+    agent_ids: HashMap<AgentSyms, u32>,
+    /// The latest time a change carried.
+    last_at: Millis,
 }
 
 /// What must follow the graph's entities (an index) hears of each change from
@@ -186,6 +294,47 @@ impl Graph {
             .is_some_and(|sym| self.by_endpoint.contains_key(&sym))
     }
 
+    /// Relations that ended, in the order they ended (their history).
+    pub fn ended(&self) -> &[Ended] {
+        &self.ended
+    }
+
+    /// Reflections, oldest first.
+    pub fn reflections(&self) -> &[Reflection] {
+        &self.reflections
+    }
+
+    /// The latest time any change carried (`0` if none did): a new change is never stamped
+    /// earlier, so the log's times never go back.
+    pub fn last_at(&self) -> Millis {
+        self.last_at
+    }
+
+    /// The index of this agent in the table of who made changes, if it is there.
+    pub fn agent_id(&self, p: &model::Provenance<'_>) -> Option<u32> {
+        let s = &self.strings;
+        let key = AgentSyms {
+            client: s.lookup(p.client)?,
+            version: s.lookup(p.version)?,
+            session: s.lookup(p.session)?,
+            actor: match p.actor {
+                Some(a) => Some(s.lookup(a)?),
+                None => None,
+            },
+        };
+        self.agent_ids.get(&key).copied()
+    }
+
+    /// The table of who made changes, in order.
+    pub fn agents(&self) -> impl Iterator<Item = model::Provenance<'_>> {
+        self.agents.iter().map(|a| model::Provenance {
+            client: self.text(a.client),
+            version: self.text(a.version),
+            session: self.text(a.session),
+            actor: a.actor.map(|s| self.text(s)),
+        })
+    }
+
     /// Relations that start or end at any of `names`, in insertion order, each once.
     pub fn relations_touching(&self, names: impl IntoIterator<Item = Sym>) -> Vec<RelationId> {
         let mut ids: Vec<RelationId> = names
@@ -202,174 +351,6 @@ impl Graph {
     fn triple(&self, from: &str, to: &str, relation_type: &str) -> Option<[Sym; 3]> {
         let s = &self.strings;
         Some([s.lookup(from)?, s.lookup(to)?, s.lookup(relation_type)?])
-    }
-
-    /// Applies one log record, telling `observer` of each change to an entity. This is the
-    /// only way the graph changes.
-    pub fn apply(&mut self, record: &Record<'_>, observer: &mut impl Observer) {
-        match record {
-            Record::CreateEntities(list) => {
-                self.entities.reserve(list.len());
-                self.by_name.reserve(list.len());
-                list.iter().for_each(|e| self.insert_entity(e, observer));
-            }
-            Record::CreateRelations(list) => {
-                self.relations.reserve(list.len());
-                self.by_triple.reserve(list.len());
-                list.iter().for_each(|r| self.insert_relation(r));
-            }
-            Record::AddObservations(list) => {
-                list.iter().for_each(|o| self.add_observations(o, observer))
-            }
-            Record::DeleteEntities(names) => {
-                names.iter().for_each(|n| self.remove_named(n, observer));
-                self.repack_if_sparse(observer);
-            }
-            Record::DeleteObservations(list) => list
-                .iter()
-                .for_each(|o| self.remove_observations(o, observer)),
-            Record::DeleteRelations(list) => {
-                list.iter().for_each(|r| self.remove_triple(r));
-                self.repack_if_sparse(observer);
-            }
-            Record::Batch(records) => records.iter().for_each(|r| self.apply(r, observer)),
-        }
-    }
-
-    fn insert_entity(&mut self, e: &model::Entity<'_>, observer: &mut impl Observer) {
-        let id = EntityId(self.entities.len() as u32);
-        let name = self.strings.intern(e.name);
-        let entity = Entity {
-            name,
-            entity_type: self.strings.intern(e.entity_type),
-            observations: e
-                .observations
-                .iter()
-                .map(|o| self.strings.intern(o))
-                .collect(),
-        };
-        self.entities.push(Some(entity));
-        self.entity_count += 1;
-        self.by_name.entry(name).or_default().push(id);
-        observer.entity_added(self, id);
-    }
-
-    fn add_observations(&mut self, o: &model::Observations<'_>, observer: &mut impl Observer) {
-        let Some(id) = self.first_named(o.entity) else {
-            return;
-        };
-        let syms: Vec<Sym> = o.contents.iter().map(|c| self.strings.intern(c)).collect();
-        if let Some(entity) = self.entities[id.0 as usize].as_mut() {
-            entity.observations.extend_from_slice(&syms);
-        }
-        observer.observations_added(self, id, &syms);
-    }
-
-    fn remove_observations(&mut self, o: &model::Observations<'_>, observer: &mut impl Observer) {
-        let Some(id) = self.first_named(o.entity) else {
-            return;
-        };
-        let doomed: Vec<Sym> = o
-            .contents
-            .iter()
-            .filter_map(|c| self.strings.lookup(c))
-            .collect();
-        let Some(entity) = self.entities[id.0 as usize].as_mut() else {
-            return;
-        };
-        let mut removed = Vec::new();
-        entity.observations.retain(|obs| {
-            let keep = !doomed.contains(obs);
-            if !keep {
-                removed.push(*obs);
-            }
-            keep
-        });
-        if removed.is_empty() {
-            return;
-        }
-        observer.observations_removed(self, id, &removed);
-        for sym in removed {
-            self.strings.release(sym);
-        }
-    }
-
-    /// Removes every entity with this name and every relation starting or ending at it.
-    fn remove_named(&mut self, name: &str, observer: &mut impl Observer) {
-        let Some(sym) = self.strings.lookup(name) else {
-            return;
-        };
-        for id in self.by_endpoint.remove(&sym).unwrap_or_default() {
-            self.remove_relation(id);
-        }
-        for id in self.by_name.remove(&sym).unwrap_or_default() {
-            if let Some(e) = self.entities[id.0 as usize].take() {
-                self.entity_count -= 1;
-                observer.entity_removed(self, id, &e);
-                self.strings.release(e.name);
-                self.strings.release(e.entity_type);
-                e.observations.iter().for_each(|&o| self.strings.release(o));
-            }
-        }
-    }
-
-    fn insert_relation(&mut self, r: &model::Relation<'_>) {
-        let id = RelationId(self.relations.len() as u32);
-        let rel = Relation {
-            from: self.strings.intern(r.from),
-            to: self.strings.intern(r.to),
-            relation_type: self.strings.intern(r.relation_type),
-        };
-        self.relations.push(Some(rel));
-        self.relation_count += 1;
-        self.list_relation(id, rel);
-    }
-
-    /// Lists a relation under its triple and its endpoints.
-    fn list_relation(&mut self, id: RelationId, r: Relation) {
-        self.by_triple
-            .entry([r.from, r.to, r.relation_type])
-            .or_default()
-            .push(id);
-        self.by_endpoint.entry(r.from).or_default().push(id);
-        if r.to != r.from {
-            self.by_endpoint.entry(r.to).or_default().push(id);
-        }
-    }
-
-    fn remove_triple(&mut self, r: &model::Relation<'_>) {
-        let Some(key) = self.triple(r.from, r.to, r.relation_type) else {
-            return;
-        };
-        for id in self.by_triple.get(&key).cloned().unwrap_or_default() {
-            self.remove_relation(id);
-        }
-    }
-
-    /// Removes one relation from the arena and every index that still lists it.
-    fn remove_relation(&mut self, id: RelationId) {
-        let Some(rel) = self.relations[id.0 as usize].take() else {
-            return;
-        };
-        self.relation_count -= 1;
-        let key = [rel.from, rel.to, rel.relation_type];
-        if let Some(ids) = self.by_triple.get_mut(&key) {
-            ids.retain(|i| *i != id);
-            if ids.is_empty() {
-                self.by_triple.remove(&key);
-            }
-        }
-        for end in [rel.from, rel.to] {
-            if let Some(ids) = self.by_endpoint.get_mut(&end) {
-                ids.retain(|i| *i != id);
-                if ids.is_empty() {
-                    self.by_endpoint.remove(&end);
-                }
-            }
-        }
-        for sym in key {
-            self.strings.release(sym);
-        }
     }
 
     /// Re-packs the arenas when more than half their slots are holes, renumbering ids.

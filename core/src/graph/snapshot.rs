@@ -3,9 +3,9 @@
 
 use alloc::vec::Vec;
 
-use super::{Entity, Graph, Relation};
+use super::{Ended, Entity, Graph, Past, Reflection, Relation, Target};
 use crate::model;
-use crate::record::Record;
+use crate::record::{Op, Record};
 
 /// Entities or relations per record in a [`Graph::snapshot`] (bounds a record's size).
 pub const SNAPSHOT_CHUNK: usize = 1000;
@@ -41,20 +41,137 @@ impl Graph {
             .collect()
     }
 
-    /// Records that build this graph from nothing: its entities, then its relations, in
-    /// order, [`SNAPSHOT_CHUNK`] per record.
+    /// An entity in full: current observations, then superseded ones.
+    pub fn entity_state(&self, e: &Entity) -> model::EntityState<'_> {
+        let text = |sym| self.text(sym);
+        let current = e.observations.iter().zip(&e.facts).map(|(&o, m)| (o, m, 0));
+        let past = e.extra.iter().flat_map(|x| &x.past);
+        let past = past.map(|p: &Past| (p.text, &p.meta, p.superseded));
+        let facts = current
+            .chain(past)
+            .map(|(o, m, superseded)| model::Fact {
+                text: text(o),
+                id: m.id,
+                kind: m.kind.map(text),
+                created: m.created,
+                supersedes: m.supersedes,
+                superseded,
+            })
+            .collect();
+        let extra = e.extra.as_deref();
+        model::EntityState {
+            name: text(e.name),
+            entity_type: text(e.entity_type),
+            created: e.created,
+            updated: e.updated,
+            tags: extra.map_or(Vec::new(), |x| x.tags.iter().map(|&t| text(t)).collect()),
+            importance: extra.and_then(|x| x.importance),
+            parent: extra.and_then(|x| x.parent).map(text),
+            status: extra.and_then(|x| x.status).map(text),
+            next_fact: e.next_fact,
+            facts,
+        }
+    }
+
+    /// A relation in full (`ended` 0 for one that holds).
+    pub fn relation_state(&self, r: &Relation, ended: model::Millis) -> model::RelationState<'_> {
+        model::RelationState {
+            relation: self.relation_text(r),
+            created: r.created,
+            context: r.context.map(|c| self.text(c)),
+            ended,
+        }
+    }
+
+    /// A reflection's text.
+    pub fn reflection_text(&self, r: &Reflection) -> model::Reflection<'_> {
+        let text = |sym| self.text(sym);
+        model::Reflection {
+            id: r.id,
+            target: match r.target {
+                Target::Global => model::Target::Global,
+                Target::Entity(name) => model::Target::Entity(text(name)),
+                Target::Relation([from, to, relation_type]) => {
+                    model::Target::Relation(model::Relation {
+                        from: text(from),
+                        to: text(to),
+                        relation_type: text(relation_type),
+                    })
+                }
+                Target::Session(id) => model::Target::Session(text(id)),
+            },
+            author: text(r.author),
+            mood: r.mood.map(text),
+            content: text(r.content),
+            created: r.created,
+        }
+    }
+
+    /// Records that build this graph from nothing, whole: entities, relations (holding,
+    /// then ended), reflections, [`SNAPSHOT_CHUNK`] per record, the first record starting
+    /// with the table of who made changes.
     pub fn snapshot(&self) -> Vec<Vec<u8>> {
-        creating(&self.entity_texts(), &self.relation_texts())
+        let agents: Vec<_> = self.agents().collect();
+        let agents = (!agents.is_empty()).then_some(Op::Agents(agents));
+        let entities: Vec<_> = self.entities().map(|(_, e)| self.entity_state(e)).collect();
+        let holding = self.relations().map(|(_, r)| self.relation_state(r, 0));
+        let ended = self
+            .ended
+            .iter()
+            .map(|e: &Ended| self.relation_state(&e.relation, e.at));
+        let relations: Vec<_> = holding.chain(ended).collect();
+        let reflections: Vec<_> = self
+            .reflections
+            .iter()
+            .map(|r| self.reflection_text(r))
+            .collect();
+        let mut records: Vec<Record<'_>> = chunks(&entities, Op::PutEntities)
+            .chain(chunks(&relations, Op::PutRelations))
+            .chain(chunks(&reflections, Op::PutReflections))
+            .map(Record::from)
+            .collect();
+        if let Some(agents) = agents {
+            match records.first_mut() {
+                Some(first) => first.ops.insert(0, agents),
+                None => records.push(Record::from(agents)),
+            }
+        }
+        records.iter().map(Record::encode).collect()
     }
 }
 
-/// Records that create these entities, then these relations, [`SNAPSHOT_CHUNK`] per record.
+/// `items` in ops of [`SNAPSHOT_CHUNK`] each.
+fn chunks<'s, 'a: 's, T: Clone>(
+    items: &'s [T],
+    op: fn(Vec<T>) -> Op<'a>,
+) -> impl Iterator<Item = Op<'a>> + 's {
+    items.chunks(SNAPSHOT_CHUNK).map(move |c| op(c.to_vec()))
+}
+
+/// Records that create these entities, then these relations, [`SNAPSHOT_CHUNK`] per record
+/// (the reference's shapes: a converted reference file).
 pub fn creating(entities: &[model::Entity<'_>], relations: &[model::Relation<'_>]) -> Vec<Vec<u8>> {
-    let entities = entities
-        .chunks(SNAPSHOT_CHUNK)
-        .map(|chunk| Record::CreateEntities(chunk.to_vec()).encode());
-    let relations = relations
-        .chunks(SNAPSHOT_CHUNK)
-        .map(|chunk| Record::CreateRelations(chunk.to_vec()).encode());
-    entities.chain(relations).collect()
+    let entities = chunks(entities, Op::CreateEntities);
+    let relations = chunks(relations, Op::CreateRelations);
+    entities
+        .chain(relations)
+        .map(|op| Record::from(op).encode())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    #[test]
+    fn creating_writes_the_first_formats_records() {
+        let e = model::Entity {
+            name: "a",
+            entity_type: "t",
+            observations: vec!["o"],
+        };
+        let records = creating(&[e], &[]);
+        assert_eq!(records, vec![vec![0, 1, 1, b'a', 1, b't', 1, 1, b'o']]);
+    }
 }

@@ -11,10 +11,11 @@ use alloc::vec::Vec;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::hash::HashSet;
+use crate::hash::{HashMap, HashSet};
 use crate::json::{self, parse_lenient, type_name};
 use crate::log::Log;
 use crate::memory::{Error, LogOp, Memory, OpenError};
+use crate::model::{Millis, Provenance};
 use crate::tools::limits::MAX_MESSAGE_BYTES;
 use crate::tools::validate::{Issue, Seg};
 use crate::tools::{self, Catalog, Ctx, Outcome, output};
@@ -289,6 +290,15 @@ pub fn failure_reply(message: &str, reason: &str) -> Option<String> {
     Some(error(&req.id, -32603, reason))
 }
 
+/// A client session as provenance sees it.
+struct Client {
+    /// `clientInfo.name` and `.version` from `initialize` (empty until then).
+    name: String,
+    version: String,
+    /// The session's id in provenance: the time of its first message and its number.
+    id: String,
+}
+
 /// An MCP server for one memory: the memory, the tool catalog, and the sessions of the
 /// clients that share it (one for stdio; one per connection for network transports).
 pub struct Server<L: Log> {
@@ -298,6 +308,12 @@ pub struct Server<L: Log> {
     subscribers: HashSet<u32>,
     /// The session whose message is being handled.
     session: u32,
+    /// The host's time for the message being handled.
+    now: Millis,
+    /// Who each session's client is.
+    clients: HashMap<u32, Client>,
+    /// The actor the host was started for, stamped on every change.
+    actor: Option<String>,
     /// Messages for sessions other than the one being handled, not yet taken by the host.
     notices: Vec<(u32, String)>,
 }
@@ -312,9 +328,30 @@ impl<L: Log> Server<L> {
             catalog: Catalog::default(),
             subscribers: HashSet::default(),
             session: 0,
+            now: 0,
+            clients: HashMap::default(),
+            actor: None,
             notices: Vec::new(),
         };
         Ok((server, warnings))
+    }
+
+    /// Names the actor the host was started for (`--actor`): stamped on every change from
+    /// now on, beside the client and session.
+    pub fn set_actor(&mut self, actor: Option<String>) {
+        self.actor = actor;
+    }
+
+    /// Imports a memory file into the memory ([`Memory::import`]) at the host's time `now`,
+    /// as the host's own change (client `mcp-memory`, session `import`).
+    pub fn import(&mut self, bytes: &[u8], now: Millis) -> Result<String, Error> {
+        let by = Provenance {
+            client: "mcp-memory",
+            version: env!("CARGO_PKG_VERSION"),
+            session: "import",
+            actor: self.actor.as_deref(),
+        };
+        self.memory.import(bytes, now, &by)
     }
 
     /// The memory served.
@@ -328,18 +365,27 @@ impl<L: Log> Server<L> {
         &mut self.memory
     }
 
-    /// Handles one incoming JSON-RPC message (one line of the stdio transport) in session 0
-    /// and returns the messages to send, in order: resource notifications first, then the
-    /// reply.
+    /// Handles one incoming JSON-RPC message (one line of the stdio transport) in session 0,
+    /// at the time of the previous message (`0`, "not known", at first: for tests and
+    /// embedders without a clock), and returns the messages to send, in order: resource
+    /// notifications first, then the reply.
     pub fn handle(&mut self, message: &str) -> Vec<String> {
-        self.handle_in(0, message)
+        self.handle_in(0, self.now, message)
     }
 
     /// Handles one message from the client of `session` (a number the host gives each
-    /// connection) and returns the messages for that client. What other sessions should
-    /// hear (a subscriber learning of this client's change) waits in [`Server::take_notices`].
-    pub fn handle_in(&mut self, session: u32, message: &str) -> Vec<String> {
+    /// connection) at the host's time `now` (milliseconds since the Unix epoch; what a
+    /// change made by it is stamped with) and returns the messages for that client. What
+    /// other sessions should hear (a subscriber learning of this client's change) waits in
+    /// [`Server::take_notices`].
+    pub fn handle_in(&mut self, session: u32, now: Millis, message: &str) -> Vec<String> {
         self.session = session;
+        self.now = now;
+        self.clients.entry(session).or_insert_with(|| Client {
+            name: String::new(),
+            version: String::new(),
+            id: format!("{now}.{session}"),
+        });
         let Ok((msg, _)) = parse_lenient::<Value>(message) else {
             return Vec::new();
         };
@@ -366,6 +412,16 @@ impl<L: Log> Server<L> {
                 check.want(Some("clientInfo"), "version", "string", false);
                 if !check.issues.is_empty() {
                     return one(params_error(id, &check.issues));
+                }
+                if let (Some(client), Some(info)) = (
+                    self.clients.get_mut(&self.session),
+                    req.params
+                        .and_then(|p| p.get("clientInfo"))
+                        .and_then(Value::as_object),
+                ) {
+                    let text = |k| info.get(k).and_then(Value::as_str).unwrap_or_default();
+                    client.name = text("name").into();
+                    client.version = text("version").into();
                 }
                 let asked = check.str("protocolVersion");
                 let version = PROTOCOL_VERSIONS
@@ -480,7 +536,14 @@ impl<L: Log> Server<L> {
             Outcome::Change(plan) => {
                 // Subscribers hear of every call that may have changed the graph (the
                 // reference notifies no-ops too); a refused append changed nothing.
-                let (notify, result) = match self.memory.commit(plan.change) {
+                let client = &self.clients[&self.session];
+                let by = Provenance {
+                    client: &client.name,
+                    version: &client.version,
+                    session: &client.id,
+                    actor: self.actor.as_deref(),
+                };
+                let (notify, result) = match self.memory.commit(plan.change, self.now, &by) {
                     Ok(()) => (true, plan.result),
                     Err(e) => (
                         matches!(
@@ -539,6 +602,7 @@ impl<L: Log> Server<L> {
     /// Forgets a session whose client went away (its subscription and waiting notices).
     pub fn end_session(&mut self, session: u32) {
         self.subscribers.remove(&session);
+        self.clients.remove(&session);
         self.notices.retain(|(s, _)| *s != session);
     }
 }

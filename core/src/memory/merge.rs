@@ -9,7 +9,7 @@ use crate::graph::Graph;
 use crate::hash::{HashMap, HashSet};
 use crate::intern::Sym;
 use crate::model::{Entity, Observations, Relation};
-use crate::record::Record;
+use crate::record::Op;
 
 /// What an upsert did to one entity of its input.
 #[derive(Serialize, Debug, PartialEq, Eq)]
@@ -45,7 +45,7 @@ struct Seen<'a> {
 /// its type and gains the observations it lacks; a name repeated in the input is one
 /// entity. Linear in the entities and their observations (and in the observations the
 /// named entities already have).
-pub fn upsert<'a>(graph: &Graph, entities: &[Entity<'a>]) -> (Vec<Record<'a>>, Vec<Upserted<'a>>) {
+pub fn upsert<'a>(graph: &Graph, entities: &[Entity<'a>]) -> (Vec<Op<'a>>, Vec<Upserted<'a>>) {
     let mut created: Vec<Entity<'a>> = Vec::new();
     let mut added: Vec<Observations<'a>> = Vec::new();
     let mut seen: HashMap<&'a str, Seen<'a>> = HashMap::default();
@@ -101,10 +101,10 @@ pub fn upsert<'a>(graph: &Graph, entities: &[Entity<'a>]) -> (Vec<Record<'a>>, V
     added.retain(|a| !a.contents.is_empty());
     let mut records = Vec::new();
     if !created.is_empty() {
-        records.push(Record::CreateEntities(created));
+        records.push(Op::CreateEntities(created));
     }
     if !added.is_empty() {
-        records.push(Record::AddObservations(added));
+        records.push(Op::AddObservations(added));
     }
     (records, results)
 }
@@ -131,7 +131,7 @@ pub fn merge_graph<'o>(graph: &Graph, other: &'o Graph) -> (Change, [usize; 3]) 
         .collect();
     let new_relations = relations.len();
     if !relations.is_empty() {
-        records.push(Record::CreateRelations(relations));
+        records.push(Op::CreateRelations(relations));
     }
     (Change::of(records), [new_entities, extended, new_relations])
 }

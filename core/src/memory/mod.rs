@@ -13,7 +13,8 @@ use core::fmt;
 use crate::graph::Graph;
 use crate::index::Indexes;
 use crate::log::{Changes, Contents, Log, LogError};
-use crate::record::{DecodeError, Record};
+use crate::model::{Millis, Provenance};
+use crate::record::{Agent, DecodeError, Op, Record, Stamp};
 use crate::{frame, jsonl};
 
 /// Why a memory could not be opened.
@@ -93,8 +94,9 @@ impl Error {
     }
 }
 
-/// A change to log and apply: one record, encoded, or nothing (a no-op). Whatever its
-/// parts, a change is one record, so replay applies it whole or not at all.
+/// A change to log and apply: ops, encoded as an unstamped record, or nothing (a no-op).
+/// Whatever its parts, a change is one record, so replay applies it whole or not at all;
+/// [`Memory::commit`] stamps it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Change(Option<Vec<u8>>);
 
@@ -102,21 +104,17 @@ impl Change {
     /// Nothing to log.
     pub const NONE: Change = Change(None);
 
-    /// The change made of these records, in order: none, the record itself, or a batch.
-    pub fn of(mut records: Vec<Record<'_>>) -> Change {
-        Change(match records.len() {
-            0 => None,
-            1 => records.pop().map(|r| r.encode()),
-            _ => Some(Record::Batch(records).encode()),
-        })
+    /// The change made of these ops, in order (none if there are none).
+    pub fn of(ops: Vec<Op<'_>>) -> Change {
+        Change((!ops.is_empty()).then(|| Record { stamp: None, ops }.encode()))
     }
 
-    /// The change of one record, or none if `items` is empty.
-    pub fn one<'a, T>(items: Vec<T>, record: fn(Vec<T>) -> Record<'a>) -> Change {
+    /// The change of one op, or none if `items` is empty.
+    pub fn one<'a, T>(items: Vec<T>, op: fn(Vec<T>) -> Op<'a>) -> Change {
         if items.is_empty() {
             Change::NONE
         } else {
-            Change::of(vec![record(items)])
+            Change::of(vec![op(items)])
         }
     }
 
@@ -134,19 +132,22 @@ impl Change {
 ///
 /// ```
 /// use mcp_memory_core::memory::{Change, Memory};
-/// use mcp_memory_core::model::Entity;
-/// use mcp_memory_core::record::Record;
+/// use mcp_memory_core::model::{Entity, Provenance};
+/// use mcp_memory_core::record::Op;
 /// use mcp_memory_core::testing::MemLog;
 ///
 /// let log = MemLog::new();
 /// let (mut memory, _warnings) = Memory::open(log.clone()).expect("an empty log opens");
 /// let ada = Entity { name: "Ada", entity_type: "person", observations: vec!["wrote programs"] };
-/// memory.commit(Change::of(vec![Record::CreateEntities(vec![ada])])).expect("logged");
+/// let now = 1_700_000_000_000; // the host's clock, in milliseconds
+/// let by = Provenance { client: "example", ..Provenance::default() };
+/// memory.commit(Change::of(vec![Op::CreateEntities(vec![ada])]), now, &by).expect("logged");
 /// assert_eq!(log.len(), 1);
 ///
 /// // A restart replays the log into the same graph.
 /// let (mut again, _) = Memory::open(log.reopened()).expect("the log opens");
-/// assert_eq!(again.graph().entity_count(), 1);
+/// let (_, entity) = again.graph().entities().next().expect("one entity");
+/// assert_eq!(entity.created, now, "with the time it was made");
 /// let jsonl = again.export_jsonl().expect("available");
 /// assert_eq!(
 ///     String::from_utf8(jsonl).unwrap(),
@@ -345,19 +346,38 @@ impl<L: Log> Memory<L> {
     /// observations they lack, new relations are added. Either way the import is one record,
     /// so replay applies it whole or not at all. Returns a summary; changes nothing if the
     /// file cannot be read.
-    pub fn import(&mut self, bytes: &[u8]) -> Result<String, Error> {
+    pub fn import(
+        &mut self,
+        bytes: &[u8],
+        at: Millis,
+        by: &Provenance<'_>,
+    ) -> Result<String, Error> {
         self.current()?;
         let (graph, notes) = imported(bytes).map_err(Error::ImportRefused)?;
         let mut summary = if self.graph.entity_count() + self.graph.relation_count() == 0 {
-            let (entities, relations) = (graph.entity_texts(), graph.relation_texts());
-            let mut whole = Vec::new();
-            if !entities.is_empty() {
-                whole.push(Record::CreateEntities(entities));
-            }
-            if !relations.is_empty() {
-                whole.push(Record::CreateRelations(relations));
-            }
-            self.commit(Change::of(whole))?;
+            let entities = graph.entities().map(|(_, e)| graph.entity_state(e));
+            let holding = graph.relations().map(|(_, r)| graph.relation_state(r, 0));
+            let ended = graph
+                .ended()
+                .iter()
+                .map(|e| graph.relation_state(&e.relation, e.at));
+            let reflections = graph.reflections().iter().map(|r| graph.reflection_text(r));
+            let whole = [
+                Op::PutEntities(entities.collect()),
+                Op::PutRelations(holding.chain(ended).collect()),
+                Op::PutReflections(reflections.collect()),
+            ];
+            let nonempty = |op: &Op<'_>| match op {
+                Op::PutEntities(v) => !v.is_empty(),
+                Op::PutRelations(v) => !v.is_empty(),
+                Op::PutReflections(v) => !v.is_empty(),
+                _ => true,
+            };
+            self.commit(
+                Change::of(whole.into_iter().filter(nonempty).collect()),
+                at,
+                by,
+            )?;
             format!(
                 "imported {} entities and {} relations into the empty memory, as in the file",
                 graph.entity_count(),
@@ -366,7 +386,7 @@ impl<L: Log> Memory<L> {
         } else {
             let (change, [entities, observations, relations]) =
                 merge::merge_graph(&self.graph, &graph);
-            self.commit(change)?;
+            self.commit(change, at, by)?;
             format!(
                 "imported {entities} new entities, {observations} new observations on existing entities, {relations} new relations"
             )
@@ -378,19 +398,37 @@ impl<L: Log> Memory<L> {
         Ok(summary)
     }
 
-    /// Logs a change's record, applies it, and makes it durable; then compacts the log if
-    /// most of it is dead. Nothing changes if the log refuses the record
-    /// ([`LogOp::Append`]); after a failed sync ([`LogOp::Sync`]) the change is applied but
-    /// may not survive a crash.
-    pub fn commit(&mut self, change: Change) -> Result<(), Error> {
+    /// The stamp of a change made now by `by`: the table's entry for it if it has one, and
+    /// the host's time, never earlier than the log's latest (`0` stays "not known").
+    fn stamp<'p>(&self, at: Millis, by: &Provenance<'p>) -> Stamp<'p> {
+        Stamp {
+            at: if at == 0 {
+                0
+            } else {
+                at.max(self.graph.last_at())
+            },
+            by: match self.graph.agent_id(by) {
+                Some(id) => Agent::Known(id),
+                None => Agent::New(*by),
+            },
+        }
+    }
+
+    /// Logs a change's record, stamped with the time `at` (the host's clock) and who made
+    /// it, applies it, and makes it durable; then compacts the log if most of it is dead.
+    /// Nothing changes if the log refuses the record ([`LogOp::Append`]); after a failed
+    /// sync ([`LogOp::Sync`]) the change is applied but may not survive a crash.
+    pub fn commit(&mut self, change: Change, at: Millis, by: &Provenance<'_>) -> Result<(), Error> {
         let Some(bytes) = &change.0 else {
             return Ok(());
         };
         // Decoded before the append: a record this version cannot read is never logged.
-        let record = Record::decode(bytes)
+        let mut record = Record::decode(bytes)
             .map_err(|e| LogError(e.to_string()))
             .map_err(Error::log(LogOp::Append))?;
-        self.log.append(bytes).map_err(Error::log(LogOp::Append))?;
+        record.stamp = Some(self.stamp(at, by));
+        let bytes = record.encode();
+        self.log.append(&bytes).map_err(Error::log(LogOp::Append))?;
         self.graph.apply(&record, &mut self.indexes);
         self.log_bytes += bytes.len() as u64;
         self.log.sync().map_err(Error::log(LogOp::Sync))?;

@@ -258,7 +258,7 @@ pub fn failure(message: &str) -> String {
 mod tests {
     use super::*;
     use crate::model::{Entity, Relation};
-    use crate::record::Record;
+    use crate::record::{Op, Record};
     use alloc::vec;
     use serde_json::Value;
 
@@ -268,7 +268,7 @@ mod tests {
         let mut g = Graph::default();
         let nasty = "q\"b\\n\nt\tc\u{1}é😀\u{2028}";
         g.apply(
-            &Record::CreateEntities(vec![
+            &Record::from(Op::CreateEntities(vec![
                 Entity {
                     name: "A",
                     entity_type: "t",
@@ -279,15 +279,15 @@ mod tests {
                     entity_type: "",
                     observations: vec!["x", nasty, ""],
                 },
-            ]),
+            ])),
             &mut (),
         );
         g.apply(
-            &Record::CreateRelations(vec![Relation {
+            &Record::from(Op::CreateRelations(vec![Relation {
                 from: "A",
                 to: nasty,
                 relation_type: "r",
-            }]),
+            }])),
             &mut (),
         );
         let ents: Vec<EntityId> = g.entities().map(|(id, _)| id).collect();

@@ -17,7 +17,7 @@ use crate::hash::{HashMap, HashSet};
 use crate::json;
 use crate::memory::Change;
 use crate::model::{Entity, Observations, Relation};
-use crate::record::Record;
+use crate::record::Op;
 
 /// Keeps the first occurrence of each item, in order.
 fn dedup<T: Copy + Eq + core::hash::Hash>(items: impl IntoIterator<Item = T>) -> Vec<T> {
@@ -53,7 +53,7 @@ pub fn create_entities(t: Ctx<'_>, a: &Value) -> Result<Plan, String> {
         &EntitiesJson { entities: &created },
     );
     Ok(Plan {
-        change: Change::one(created, Record::CreateEntities),
+        change: Change::one(created, Op::CreateEntities),
         result,
     })
 }
@@ -74,7 +74,7 @@ pub fn create_relations(t: Ctx<'_>, a: &Value) -> Result<Plan, String> {
         },
     );
     Ok(Plan {
-        change: Change::one(created, Record::CreateRelations),
+        change: Change::one(created, Op::CreateRelations),
         result,
     })
 }
@@ -112,7 +112,7 @@ pub fn add_observations(t: Ctx<'_>, a: &Value) -> Result<Plan, String> {
         })
         .collect();
     Ok(Plan {
-        change: Change::one(changes, Record::AddObservations),
+        change: Change::one(changes, Op::AddObservations),
         result,
     })
 }
@@ -126,7 +126,7 @@ pub fn delete_entities(t: Ctx<'_>, a: &Value) -> Result<Plan, String> {
         .filter(|n| !t.graph.named(n).is_empty() || t.graph.has_relations_at(n))
         .collect();
     Ok(Plan {
-        change: Change::one(doomed, Record::DeleteEntities),
+        change: Change::one(doomed, Op::DeleteEntities),
         result: output::success_message("Entities deleted successfully"),
     })
 }
@@ -150,7 +150,7 @@ pub fn delete_observations(t: Ctx<'_>, a: &Value) -> Result<Plan, String> {
         })
         .collect();
     Ok(Plan {
-        change: Change::one(changes, Record::DeleteObservations),
+        change: Change::one(changes, Op::DeleteObservations),
         result: output::success_message("Observations deleted successfully"),
     })
 }
@@ -164,7 +164,7 @@ pub fn delete_relations(t: Ctx<'_>, a: &Value) -> Result<Plan, String> {
             .filter(|r| t.graph.has_relation(r.from, r.to, r.relation_type)),
     );
     Ok(Plan {
-        change: Change::one(doomed, Record::DeleteRelations),
+        change: Change::one(doomed, Op::DeleteRelations),
         result: output::success_message("Relations deleted successfully"),
     })
 }

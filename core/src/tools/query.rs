@@ -120,7 +120,7 @@ pub fn open_nodes(t: Ctx<'_>, a: &Value) -> Result<String, String> {
 mod tests {
     use super::*;
     use crate::model::{Entity, Observations};
-    use crate::record::Record;
+    use crate::record::{self, Record};
     use alloc::string::String;
     use alloc::vec;
     use proptest::prelude::*;
@@ -194,13 +194,13 @@ mod tests {
                 let names: Vec<String> = g.entities().map(|(_, e)| String::from(g.text(e.name))).collect();
                 let pick = |i: &usize| names.get(i % names.len().max(1)).cloned().unwrap_or_default();
                 let record = match op {
-                    Op::Create(n, t, o) => Record::CreateEntities(vec![Entity {
-                        name: n, entity_type: t, observations: o.iter().map(String::as_str).collect() }]),
-                    Op::Add(i, o) => { let n = pick(i); g.apply(&Record::AddObservations(vec![Observations {
-                        entity: &n, contents: o.iter().map(String::as_str).collect() }]), &mut ix); continue; }
-                    Op::DeleteObs(i, o) => { let n = pick(i); g.apply(&Record::DeleteObservations(vec![Observations {
-                        entity: &n, contents: o.iter().map(String::as_str).collect() }]), &mut ix); continue; }
-                    Op::Delete(i) => { let n = pick(i); g.apply(&Record::DeleteEntities(vec![&n]), &mut ix); continue; }
+                    Op::Create(n, t, o) => Record::from(record::Op::CreateEntities(vec![Entity {
+                        name: n, entity_type: t, observations: o.iter().map(String::as_str).collect() }])),
+                    Op::Add(i, o) => { let n = pick(i); g.apply(&Record::from(record::Op::AddObservations(vec![Observations {
+                        entity: &n, contents: o.iter().map(String::as_str).collect() }])), &mut ix); continue; }
+                    Op::DeleteObs(i, o) => { let n = pick(i); g.apply(&Record::from(record::Op::DeleteObservations(vec![Observations {
+                        entity: &n, contents: o.iter().map(String::as_str).collect() }])), &mut ix); continue; }
+                    Op::Delete(i) => { let n = pick(i); g.apply(&Record::from(record::Op::DeleteEntities(vec![&n])), &mut ix); continue; }
                 };
                 g.apply(&record, &mut ix);
             }

@@ -16,7 +16,7 @@ use crate::json;
 use crate::memory::Change;
 use crate::memory::merge::{Upserted, upsert};
 use crate::model::{Observations, Relation};
-use crate::record::Record;
+use crate::record::Op;
 
 /// merge_entities' arguments.
 #[derive(Deserialize)]
@@ -114,15 +114,15 @@ pub fn merge_entities(t: Ctx<'_>, a: &Value) -> Result<Plan, String> {
     };
     let mut records = Vec::new();
     if !observations.is_empty() {
-        records.push(Record::AddObservations(vec![Observations {
+        records.push(Op::AddObservations(vec![Observations {
             entity: target,
             contents: observations,
         }]));
     }
     if !redirected.is_empty() {
-        records.push(Record::CreateRelations(redirected));
+        records.push(Op::CreateRelations(redirected));
     }
-    records.push(Record::DeleteEntities(vec![source]));
+    records.push(Op::DeleteEntities(vec![source]));
     Ok(Plan {
         change: Change::of(records),
         result: output::success(&json::pretty(&result), &result),

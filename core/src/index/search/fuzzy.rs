@@ -155,7 +155,7 @@ mod tests {
     use crate::graph::Graph;
     use crate::index::search::SearchIndex;
     use crate::model::Entity;
-    use crate::record::Record;
+    use crate::record::{Op, Record};
     use alloc::string::String;
     use alloc::vec;
 
@@ -234,7 +234,7 @@ mod tests {
             entity_type: "t",
             observations: vec![&obs],
         };
-        g.apply(&Record::CreateEntities(vec![entity]), &mut ());
+        g.apply(&Record::from(Op::CreateEntities(vec![entity])), &mut ());
         let index = SearchIndex::build(&g);
         let index = &index;
         let terms: Vec<String> = index.with_sorted(|s, _| {
