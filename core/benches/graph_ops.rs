@@ -41,6 +41,7 @@ fn ctx(m: &Server<MemLog>) -> Ctx<'_> {
     Ctx {
         graph: m.memory().graph(),
         indexes: m.memory().indexes(),
+        by: Default::default(),
     }
 }
 

@@ -8,8 +8,8 @@
 //! Modules form layers; a module uses only modules of lower layers (ARCHITECTURE.md,
 //! checked by `tests/layers.rs`):
 //!
-//! 1. `hash`, `intern`, `json`, `frame`, `log`, `model`, `record`, `filelog` — bytes,
-//!    strings and storage;
+//! 1. `hash`, `intern`, `json`, `frame`, `log`, `model`, `record`, `filelog`, `time` —
+//!    bytes, strings, times and storage;
 //! 2. `graph` — the graph and its snapshot as records;
 //! 3. `index` (substring and ranked search), `jsonl` (the reference's file format);
 //! 4. `memory` (graph + indexes + log), `verify`;
@@ -52,6 +52,7 @@ pub mod model;
 pub mod record;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
+pub mod time;
 pub mod tools;
 pub mod verify;
 

@@ -18,6 +18,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("record", 0),
     ("filelog", 0),
     ("testing", 0),
+    ("time", 0),
     ("graph", 1),
     ("index", 2),
     ("jsonl", 2),

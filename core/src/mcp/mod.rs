@@ -527,22 +527,23 @@ impl<L: Log> Server<L> {
             out.push(reply(id, output::failure(reason)));
             return out;
         }
+        let client = &self.clients[&self.session];
+        let by = Provenance {
+            client: &client.name,
+            version: &client.version,
+            session: &client.id,
+            actor: self.actor.as_deref(),
+        };
         let ctx = Ctx {
             graph: self.memory.graph(),
             indexes: self.memory.indexes(),
+            by,
         };
         let result = match tools::run(&self.catalog, ctx, name, args) {
             Outcome::Done(result) => result,
             Outcome::Change(plan) => {
                 // Subscribers hear of every call that may have changed the graph (the
                 // reference notifies no-ops too); a refused append changed nothing.
-                let client = &self.clients[&self.session];
-                let by = Provenance {
-                    client: &client.name,
-                    version: &client.version,
-                    session: &client.id,
-                    actor: self.actor.as_deref(),
-                };
                 let (notify, result) = match self.memory.commit(plan.change, self.now, &by) {
                     Ok(()) => (true, plan.result),
                     Err(e) => (

@@ -9,6 +9,7 @@
 pub mod args;
 pub mod graph_tools;
 pub mod limits;
+pub mod meta;
 pub mod output;
 pub mod plan;
 pub mod query;
@@ -26,28 +27,35 @@ use crate::graph::Graph;
 use crate::index::Indexes;
 use crate::json;
 use crate::memory::Change;
+use crate::model::Provenance;
 use validate::{Issue, Problem};
 
 /// The reference server's nine tools, verbatim.
 const CATALOG_JSON: &str = include_str!("catalog.json");
 
 /// The tools mcp-memory adds, after the nine: `{"tools": [...]}` each, in listing order.
-const EXTENDED_JSON: [&str; 3] = [
+const EXTENDED_JSON: [&str; 4] = [
     include_str!("extended/writes.json"),
     include_str!("extended/graph.json"),
     include_str!("extended/search.json"),
+    include_str!("extended/model.json"),
 ];
 
 /// Optional arguments (and result fields) added to read_graph, search_nodes and open_nodes.
 const READS_JSON: &str = include_str!("extended/reads.json");
 
-/// What a tool reads: the graph and its indexes.
+/// Optional item properties added to create_entities, add_observations and create_relations.
+const ITEMS_JSON: &str = include_str!("extended/items.json");
+
+/// What a tool reads: the graph and its indexes, and who calls.
 #[derive(Clone, Copy)]
 pub struct Ctx<'a> {
     /// The graph as it stands.
     pub graph: &'a Graph,
     /// Its search indexes.
     pub indexes: &'a Indexes,
+    /// Who calls: the client, its session, the host's actor.
+    pub by: Provenance<'a>,
 }
 
 /// A planned change: what to log (nothing for a no-op) and the tool result to send once it
@@ -124,10 +132,14 @@ pub const TOOLS: &[ToolDef] = &[
     read("list_relation_types", graph_tools::list_relation_types),
     read("export_graph", graph_tools::export_graph),
     read("search", search_tools::search),
+    write("update_entities", meta::update_entities),
+    write("end_relations", meta::end_relations),
+    write("add_reflection", meta::add_reflection),
 ];
 
 /// Adds `extended/reads.json`'s properties to the bounded read tools: their arguments, their
-/// results' top level, and entities that may come without observations (outline).
+/// results' top level, entities and relations (detail), and entities that may come without
+/// observations (outline).
 fn extend_reads(catalog: &mut Value) {
     let reads: Value = serde_json::from_str(READS_JSON).expect("extended/reads.json is valid");
     let Some(tools) = catalog["tools"].as_array_mut() else {
@@ -150,6 +162,16 @@ fn extend_reads(catalog: &mut Value) {
                 props.extend(extra.clone());
             }
         }
+        let items = [
+            ("entities", &reads["entityOutputProperties"]),
+            ("relations", &reads["relationOutputProperties"]),
+        ];
+        for (list, extra) in items {
+            let props = &mut tool["outputSchema"]["properties"][list]["items"]["properties"];
+            if let (Some(props), Some(extra)) = (props.as_object_mut(), extra.as_object()) {
+                props.extend(extra.clone());
+            }
+        }
         if let Some(required) =
             tool["outputSchema"]["properties"]["entities"]["items"]["required"].as_array_mut()
         {
@@ -158,10 +180,34 @@ fn extend_reads(catalog: &mut Value) {
     }
 }
 
+/// Adds `extended/items.json`'s properties to the items of three of the nine's array
+/// arguments (`create_entities.entities[]`, …).
+fn extend_items(catalog: &mut Value) {
+    let items: Value = serde_json::from_str(ITEMS_JSON).expect("extended/items.json is valid");
+    let Some(tools) = catalog["tools"].as_array_mut() else {
+        return;
+    };
+    for tool in tools.iter_mut() {
+        let Some(name) = tool["name"].as_str() else {
+            continue;
+        };
+        let Some(arguments) = items[name].as_object() else {
+            continue;
+        };
+        for (argument, extra) in arguments {
+            let props = &mut tool["inputSchema"]["properties"][argument]["items"]["properties"];
+            if let (Some(props), Some(extra)) = (props.as_object_mut(), extra.as_object()) {
+                props.extend(extra.clone());
+            }
+        }
+    }
+}
+
 /// The catalog's tool definitions, in listing order.
 fn definitions() -> Vec<Value> {
     let mut catalog: Value = serde_json::from_str(CATALOG_JSON).expect("catalog.json is valid");
     extend_reads(&mut catalog);
+    extend_items(&mut catalog);
     let mut tools = match catalog["tools"].take() {
         Value::Array(tools) => tools,
         _ => Vec::new(),

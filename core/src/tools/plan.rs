@@ -12,11 +12,11 @@ use serde_json::Value;
 
 use super::args::{AddObservations, DeleteEntities, DeleteObservations, Entities, Relations};
 use super::output::{self, AddedJson};
-use super::{Ctx, Plan, parse};
+use super::{Ctx, Plan, meta, parse};
 use crate::hash::{HashMap, HashSet};
 use crate::json;
 use crate::memory::Change;
-use crate::model::{Entity, Observations, Relation};
+use crate::model::{Entity, EntityPatch, NewFact, NewFacts, NewRelation, Observations, Relation};
 use crate::record::Op;
 
 /// Keeps the first occurrence of each item, in order.
@@ -40,28 +40,116 @@ struct ResultsJson<'s, 'a> {
     results: &'s [AddedJson<'a>],
 }
 
-/// create_entities: entities whose name is new (in the graph and earlier in the call).
+/// What create_entities' items may carry beyond the reference's (extended/items.json).
+#[derive(serde::Deserialize)]
+struct EntityExtras<'a> {
+    name: &'a str,
+    #[serde(borrow, default)]
+    tags: Option<Vec<&'a str>>,
+    #[serde(default)]
+    importance: Option<Value>,
+    #[serde(rename = "parentId", default)]
+    parent: Option<&'a str>,
+    #[serde(default)]
+    status: Option<&'a str>,
+}
+
+#[derive(serde::Deserialize)]
+struct EntitiesExtras<'a> {
+    #[serde(borrow)]
+    entities: Vec<EntityExtras<'a>>,
+}
+
+/// create_entities: entities whose name is new (in the graph and earlier in the call),
+/// with the metadata their items give (tags, importance, parentId, status).
 pub fn create_entities(t: Ctx<'_>, a: &Value) -> Result<Plan, String> {
     let entities = parse::<Entities>(a)?.entities;
+    let extras = parse::<EntitiesExtras>(a)?.entities;
     let mut seen = HashSet::default();
-    let created: Vec<Entity<'_>> = entities
+    let created: Vec<(usize, Entity<'_>)> = entities
         .into_iter()
-        .filter(|e| t.graph.first_named(e.name).is_none() && seen.insert(e.name))
+        .enumerate()
+        .filter(|(_, e)| t.graph.first_named(e.name).is_none() && seen.insert(e.name))
         .collect();
+    // Every item's metadata is checked (bad input changes nothing), the created ones' kept.
+    let mut pending = HashMap::default();
+    let mut metadata = Vec::new();
+    for (i, x) in extras.iter().enumerate() {
+        let field = |name: &str| alloc::format!("entities[{i}].{name}");
+        let tags = match &x.tags {
+            Some(given) => Some(meta::tags(&field("tags"), given)?),
+            None => None,
+        };
+        let importance = match &x.importance {
+            Some(v) => Some(meta::importance(&field("importance"), v, false)?),
+            None => None,
+        };
+        if let Some(parent) = x.parent {
+            meta::check_parent(t.graph, &seen, &pending, &field("parentId"), x.name, parent)?;
+            pending.insert(x.name, Some(parent));
+        }
+        metadata.push((tags, importance));
+    }
+    let patches: Vec<EntityPatch<'_>> = created
+        .iter()
+        .filter_map(|&(i, _)| {
+            let x = &extras[i];
+            let (tags, importance) = &metadata[i];
+            let any =
+                tags.is_some() || importance.is_some() || x.parent.is_some() || x.status.is_some();
+            any.then(|| EntityPatch {
+                name: x.name,
+                tags: tags
+                    .as_ref()
+                    .map(|t| t.iter().map(String::as_str).collect()),
+                importance: *importance,
+                parent: x.parent.map(Some),
+                status: x.status,
+            })
+        })
+        .collect();
+    let created: Vec<Entity<'_>> = created.into_iter().map(|(_, e)| e).collect();
     let result = output::success(
         &json::pretty(&created),
         &EntitiesJson { entities: &created },
     );
+    let mut ops = Vec::new();
+    if !created.is_empty() {
+        ops.push(Op::CreateEntities(created));
+    }
+    if !patches.is_empty() {
+        ops.push(Op::PatchEntities(patches));
+    }
     Ok(Plan {
-        change: Change::one(created, Op::CreateEntities),
+        change: Change::of(ops),
         result,
     })
 }
 
-/// create_relations: relations whose triple is new (in the graph and earlier in the call).
-/// Endpoints need not exist, as in the reference.
+/// What create_relations' items may carry beyond the reference's.
+#[derive(serde::Deserialize)]
+struct RelationExtras<'a> {
+    #[serde(default)]
+    context: Option<&'a str>,
+}
+
+#[derive(serde::Deserialize)]
+struct RelationsExtras<'a> {
+    #[serde(borrow)]
+    relations: Vec<RelationExtras<'a>>,
+}
+
+/// create_relations: relations whose triple is new (in the graph and earlier in the call),
+/// with the context their items give. Endpoints need not exist, as in the reference.
 pub fn create_relations(t: Ctx<'_>, a: &Value) -> Result<Plan, String> {
     let relations = parse::<Relations>(a)?.relations;
+    let contexts = parse::<RelationsExtras>(a)?.relations;
+    let mut context_of: HashMap<Relation<'_>, &str> = HashMap::default();
+    for (r, x) in relations.iter().zip(&contexts) {
+        if let Some(c) = x.context {
+            context_of.entry(*r).or_insert(c);
+        }
+    }
     let created = dedup(
         relations
             .into_iter()
@@ -73,22 +161,62 @@ pub fn create_relations(t: Ctx<'_>, a: &Value) -> Result<Plan, String> {
             relations: &created,
         },
     );
-    Ok(Plan {
-        change: Change::one(created, Op::CreateRelations),
-        result,
-    })
+    let change = if created.iter().any(|r| context_of.contains_key(r)) {
+        let with: Vec<NewRelation<'_>> = created
+            .iter()
+            .map(|&relation| NewRelation {
+                relation,
+                context: context_of.get(&relation).copied(),
+            })
+            .collect();
+        Change::one(with, Op::CreateRelationsWith)
+    } else {
+        Change::one(created, Op::CreateRelations)
+    };
+    Ok(Plan { change, result })
+}
+
+/// What add_observations' items may carry beyond the reference's.
+#[derive(serde::Deserialize)]
+struct ObservationExtras<'a> {
+    #[serde(default)]
+    kind: Option<&'a str>,
+    #[serde(default)]
+    supersedes: Option<Value>,
+}
+
+#[derive(serde::Deserialize)]
+struct ObservationsExtras<'a> {
+    #[serde(borrow)]
+    observations: Vec<ObservationExtras<'a>>,
 }
 
 /// add_observations: per item, the contents the entity does not have yet (counting earlier
-/// items of the same call). A missing entity fails the whole call; nothing is added.
+/// items of the same call), of the item's kind, superseding the observation the item
+/// names. A missing entity, or a supersedes naming no current observation, fails the whole
+/// call; nothing is added.
 pub fn add_observations(t: Ctx<'_>, a: &Value) -> Result<Plan, String> {
     let items = parse::<AddObservations>(a)?.observations;
+    let extras = parse::<ObservationsExtras>(a)?.observations;
     let mut pending: HashMap<&str, Vec<&str>> = HashMap::default();
     let mut results = Vec::with_capacity(items.len());
-    for item in &items {
+    let mut superseded = Vec::with_capacity(items.len());
+    for (i, (item, x)) in items.iter().zip(&extras).enumerate() {
         let Some(id) = t.graph.first_named(item.entity) else {
             return Err(alloc::format!("Entity with name {} not found", item.entity));
         };
+        superseded.push(match &x.supersedes {
+            Some(target) => {
+                if item.contents.len() != 1 {
+                    return Err(alloc::format!(
+                        "observations[{i}].contents: with supersedes, give exactly one observation (the one that replaces it); got {}",
+                        item.contents.len()
+                    ));
+                }
+                meta::superseded(t.graph, id, &alloc::format!("observations[{i}].supersedes"), target)?
+            }
+            None => 0,
+        });
         let earlier = pending.entry(item.entity).or_default();
         let mut added = Vec::new();
         for &c in &item.contents {
@@ -103,18 +231,40 @@ pub fn add_observations(t: Ctx<'_>, a: &Value) -> Result<Plan, String> {
         });
     }
     let result = output::success(&json::pretty(&results), &ResultsJson { results: &results });
-    let changes = results
-        .into_iter()
-        .filter(|r| !r.added_observations.is_empty())
-        .map(|r| Observations {
-            entity: r.entity_name,
-            contents: r.added_observations,
-        })
-        .collect();
-    Ok(Plan {
-        change: Change::one(changes, Op::AddObservations),
-        result,
-    })
+    let detailed = extras
+        .iter()
+        .any(|x| x.kind.is_some() || x.supersedes.is_some());
+    let change = if detailed {
+        let facts = results
+            .iter()
+            .zip(extras.iter().zip(&superseded))
+            .filter(|(r, _)| !r.added_observations.is_empty())
+            .map(|(r, (x, &supersedes))| NewFacts {
+                entity: r.entity_name,
+                facts: r
+                    .added_observations
+                    .iter()
+                    .map(|&text| NewFact {
+                        text,
+                        kind: x.kind,
+                        supersedes,
+                    })
+                    .collect(),
+            })
+            .collect();
+        Change::one(facts, Op::AddFacts)
+    } else {
+        let changes = results
+            .into_iter()
+            .filter(|r| !r.added_observations.is_empty())
+            .map(|r| Observations {
+                entity: r.entity_name,
+                contents: r.added_observations,
+            })
+            .collect();
+        Change::one(changes, Op::AddObservations)
+    };
+    Ok(Plan { change, result })
 }
 
 /// delete_entities: every entity with each name and every relation starting or ending at

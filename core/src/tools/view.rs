@@ -9,11 +9,11 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
+use super::meta::{self, EntityDetail, RelationView};
 use super::output;
 use crate::graph::{EntityId, Graph};
 use crate::hash::HashSet;
 use crate::json;
-use crate::model::Relation;
 
 /// Characters counted as one token when budgeting: English JSON runs about four characters
 /// a token; three leaves room for text that tokenizes worse.
@@ -36,6 +36,9 @@ pub struct View<'a> {
     pub cursor: Option<&'a str>,
     /// Names and types only, no observations.
     pub outline: Option<bool>,
+    /// More than the reference shows: `metadata`, `history`.
+    #[serde(borrow)]
+    pub include: Option<Vec<&'a str>>,
 }
 
 impl View<'_> {
@@ -47,6 +50,12 @@ impl View<'_> {
             && self.max_tokens.is_none()
             && self.cursor.is_none()
             && self.outline.is_none()
+            && self.include.is_none()
+    }
+
+    /// Whether `include` asks for this (`metadata` or `history`).
+    fn includes(&self, what: &str) -> bool {
+        self.include.as_ref().is_some_and(|i| i.contains(&what))
     }
 }
 
@@ -59,12 +68,17 @@ struct EntityView<'a> {
     entity_type: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     observations: Option<Vec<&'a str>>,
+    #[serde(flatten)]
+    detail: Option<EntityDetail<'a>>,
 }
 
 #[derive(Serialize)]
 struct Page<'a> {
     entities: Vec<EntityView<'a>>,
-    relations: Vec<Relation<'a>>,
+    relations: Vec<RelationView<'a>>,
+    /// Ended relations touching the entities shown (`include: ["history"]`).
+    #[serde(rename = "endedRelations", skip_serializing_if = "Option::is_none")]
+    ended_relations: Option<Vec<RelationView<'a>>>,
     /// Entities that match, across all pages.
     total: usize,
     #[serde(rename = "nextCursor", skip_serializing_if = "Option::is_none")]
@@ -113,6 +127,8 @@ pub fn page(graph: &Graph, found: &[EntityId], view: &View<'_>) -> Result<String
     let budget = view
         .max_tokens
         .map(|t| saturating(t).saturating_mul(CHARS_PER_TOKEN));
+    let (metadata, history) = (view.includes("metadata"), view.includes("history"));
+    let detailed = metadata || history;
     let entity = |id: EntityId| {
         let e = graph.entity(id);
         EntityView {
@@ -120,6 +136,7 @@ pub fn page(graph: &Graph, found: &[EntityId], view: &View<'_>) -> Result<String
             entity_type: graph.text(e.entity_type),
             observations: (!outline)
                 .then(|| e.observations.iter().map(|&o| graph.text(o)).collect()),
+            detail: (detailed && !outline).then(|| meta::entity_detail(graph, e, history)),
         }
     };
     let mut entities = Vec::new();
@@ -161,12 +178,25 @@ pub fn page(graph: &Graph, found: &[EntityId], view: &View<'_>) -> Result<String
         next += 1;
     }
     relation_ids.sort_unstable();
+    let ended_relations = history.then(|| {
+        let shown: HashSet<_> = entities.iter().map(|e| e.name).collect();
+        graph
+            .ended()
+            .iter()
+            .filter(|e| {
+                let t = graph.relation_text(&e.relation);
+                shown.contains(t.from) || shown.contains(t.to)
+            })
+            .map(|e| meta::relation_view(graph, &e.relation, true, e.at))
+            .collect()
+    });
     let page = Page {
         entities,
         relations: relation_ids
             .iter()
-            .map(|&r| graph.relation_text(graph.relation(r)))
+            .map(|&r| meta::relation_view(graph, graph.relation(r), detailed, 0))
             .collect(),
+        ended_relations,
         total: matching.len(),
         next_cursor: (next < matching.len() && next > start).then(|| cursor_of(next)),
     };

@@ -1,0 +1,418 @@
+//! The richer model through the tools: times from the host's clock, provenance, tags,
+//! importance, parents, status, observation kinds and supersession, ended relations and
+//! reflections — shown only when asked, refused with the field and the rule when wrong,
+//! and rebuilt exactly by replay and by compaction.
+
+mod common;
+
+use common::*;
+use mcp_memory_core::record::{Agent, Record};
+use mcp_memory_core::{Log, Server};
+use serde_json::{Value, json};
+
+const T0: u64 = 1_700_000_000_000;
+const T0_ISO: &str = "2023-11-14T22:13:20.000Z";
+const T1: u64 = T0 + 60_000;
+const T1_ISO: &str = "2023-11-14T22:14:20.000Z";
+
+/// Sets the host's clock for the next calls (a ping at that time).
+fn at<L: Log>(m: &mut Server<L>, ms: u64) {
+    m.handle_in(0, ms, r#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#);
+}
+
+/// A memory whose client said who it is, at T0.
+fn fresh_at_t0() -> (Server<MemLog>, MemLog) {
+    let log = MemLog::new();
+    let mut m = open(log.clone());
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "claude-code", "version": "2.1.0"}}});
+    m.handle_in(0, T0, &init.to_string());
+    (m, log)
+}
+
+fn open_detailed<L: Log>(m: &mut Server<L>, names: &[&str], include: &[&str]) -> Value {
+    call_ok(m, "open_nodes", json!({"names": names, "include": include}))
+}
+
+fn decoded(bytes: &[u8]) -> Record<'_> {
+    Record::decode(bytes).expect("decodes")
+}
+
+#[test]
+fn changes_carry_the_hosts_time_and_who_made_them_and_replay_keeps_both() {
+    let (mut m, log) = fresh_at_t0();
+    m.set_actor(Some("ada".into()));
+    call_ok(
+        &mut m,
+        "create_entities",
+        json!({"entities": [entity("A", "t", &["x"])]}),
+    );
+    at(&mut m, T1);
+    call_ok(
+        &mut m,
+        "add_observations",
+        json!({"observations": [{"entityName": "A", "contents": ["y"]}]}),
+    );
+    let records = log.records();
+    let (first, second) = (decoded(&records[0]), decoded(&records[1]));
+    let stamp = first.stamp.expect("stamped");
+    assert_eq!(stamp.at, T0);
+    match stamp.by {
+        Agent::New(p) => {
+            assert_eq!(
+                (p.client, p.version, p.actor),
+                ("claude-code", "2.1.0", Some("ada"))
+            );
+            assert!(p.session.ends_with(".0"), "{}", p.session);
+        }
+        other => panic!("the first change names its agent: {other:?}"),
+    }
+    let second = second.stamp.expect("stamped");
+    assert_eq!(
+        (second.at, second.by),
+        (T1, Agent::Known(0)),
+        "then refers to it"
+    );
+
+    let shown = open_detailed(&mut m, &["A"], &["metadata"]);
+    let a = &shown["entities"][0];
+    assert_eq!(
+        (a["createdAt"].as_str(), a["updatedAt"].as_str()),
+        (Some(T0_ISO), Some(T1_ISO))
+    );
+    assert_eq!(
+        a["facts"][0],
+        json!({"id": 1, "text": "x", "kind": "generic", "createdAt": T0_ISO})
+    );
+    assert_eq!(a["facts"][1]["createdAt"], T1_ISO);
+    assert_eq!(
+        (a["status"].as_str(), &a["tags"]),
+        (Some("active"), &json!([]))
+    );
+    // Replay and compaction rebuild the same, times included.
+    assert_eq!(
+        open_detailed(&mut open(log.reopened()), &["A"], &["metadata"]),
+        shown
+    );
+    m.memory_mut().compact().expect("compacts");
+    assert_eq!(
+        open_detailed(&mut open(log.reopened()), &["A"], &["metadata"]),
+        shown
+    );
+}
+
+#[test]
+fn a_clock_that_goes_back_never_stamps_a_change_earlier_than_the_last() {
+    let (mut m, log) = fresh_at_t0();
+    call_ok(
+        &mut m,
+        "create_entities",
+        json!({"entities": [entity("A", "t", &[])]}),
+    );
+    at(&mut m, T0 - 5_000);
+    call_ok(
+        &mut m,
+        "create_entities",
+        json!({"entities": [entity("B", "t", &[])]}),
+    );
+    assert_eq!(decoded(&log.records()[1]).stamp.map(|s| s.at), Some(T0));
+}
+
+#[test]
+fn without_include_every_read_answers_as_the_reference_does() {
+    let (mut m, _log) = fresh_at_t0();
+    call_ok(
+        &mut m,
+        "create_entities",
+        json!({"entities": [
+        {"name": "A", "entityType": "t", "observations": ["x"], "tags": ["Work"], "importance": 7, "status": "open"},
+        {"name": "B", "entityType": "t", "observations": [], "parentId": "A"}]}),
+    );
+    call_ok(
+        &mut m,
+        "create_relations",
+        json!({"relations": [
+        {"from": "A", "to": "B", "relationType": "r", "context": "at work"}]}),
+    );
+    let want = graph_of(
+        &[entity("A", "t", &["x"]), entity("B", "t", &[])],
+        &[relation("A", "B", "r")],
+    );
+    assert_eq!(graph(&mut m), want);
+    assert_eq!(
+        call_ok(&mut m, "open_nodes", json!({"names": ["A", "B"]})),
+        want
+    );
+    let detailed = open_detailed(&mut m, &["A", "B"], &["metadata"]);
+    assert_eq!(detailed["entities"][0]["tags"], json!(["work"]));
+    assert_eq!(detailed["entities"][0]["importance"], json!(7.0));
+    assert_eq!(detailed["entities"][0]["status"], "open");
+    assert_eq!(detailed["entities"][1]["parentId"], "A");
+    assert_eq!(detailed["relations"][0]["context"], "at work");
+    assert_eq!(detailed["relations"][0]["createdAt"], T0_ISO);
+}
+
+#[test]
+fn update_entities_sets_and_clears_metadata_and_keeps_what_it_leaves_out() {
+    let (mut m, _log) = fresh_at_t0();
+    call_ok(
+        &mut m,
+        "create_entities",
+        json!({"entities": [entity("A", "t", &[]), entity("P", "t", &[])]}),
+    );
+    call_ok(
+        &mut m,
+        "update_entities",
+        json!({"entities": [
+        {"name": "A", "tags": ["X", "x", "y"], "importance": 3.5, "parentId": "P", "status": "archived"}]}),
+    );
+    call_ok(
+        &mut m,
+        "update_entities",
+        json!({"entities": [{"name": "A", "importance": null}]}),
+    );
+    let a = &open_detailed(&mut m, &["A"], &["metadata"])["entities"][0];
+    assert_eq!(a["tags"], json!(["x", "y"]));
+    assert!(a.get("importance").is_none(), "cleared: {a}");
+    assert_eq!(
+        (a["parentId"].as_str(), a["status"].as_str()),
+        (Some("P"), Some("archived"))
+    );
+    call_ok(
+        &mut m,
+        "update_entities",
+        json!({"entities": [{"name": "A", "parentId": null}]}),
+    );
+    let a = &open_detailed(&mut m, &["A"], &["metadata"])["entities"][0];
+    assert!(a.get("parentId").is_none(), "cleared: {a}");
+}
+
+#[test]
+fn bad_metadata_is_refused_naming_the_field_and_the_rule_and_changes_nothing() {
+    let (mut m, log) = fresh_at_t0();
+    call_ok(
+        &mut m,
+        "create_entities",
+        json!({"entities": [
+        entity("A", "t", &["x"]), entity("B", "t", &[]), entity("C", "t", &[])]}),
+    );
+    call_ok(
+        &mut m,
+        "update_entities",
+        json!({"entities": [
+        {"name": "B", "parentId": "A"}, {"name": "C", "parentId": "B"}]}),
+    );
+    let before = (log.len(), graph(&mut m));
+    let long = "a".repeat(65);
+    let cases = [
+        (
+            "update_entities",
+            json!({"entities": [{"name": "A", "tags": [""]}]}),
+            "entities[0].tags[0]: a tag must be 1 to 64 characters long (this one has 0)",
+        ),
+        (
+            "update_entities",
+            json!({"entities": [{"name": "A", "tags": [long]}]}),
+            "entities[0].tags[0]: a tag must be 1 to 64 characters long (this one has 65)",
+        ),
+        (
+            "update_entities",
+            json!({"entities": [{"name": "A", "importance": 11}]}),
+            "entities[0].importance: importance must be from 0 to 10 (got 11)",
+        ),
+        (
+            "update_entities",
+            json!({"entities": [{"name": "A", "importance": "high"}]}),
+            "entities[0].importance: importance must be a number from 0 to 10 or null (got string)",
+        ),
+        (
+            "update_entities",
+            json!({"entities": [{"name": "A", "parentId": "C"}]}),
+            "entities[0].parentId: \"C\" cannot be the parent of \"A\": that would make a cycle (A → C → B → A)",
+        ),
+        (
+            "update_entities",
+            json!({"entities": [{"name": "A", "parentId": "A"}]}),
+            "entities[0].parentId: \"A\" cannot be the parent of \"A\": that would make a cycle (A → A)",
+        ),
+        (
+            "update_entities",
+            json!({"entities": [{"name": "A", "parentId": "Nobody"}]}),
+            "entities[0].parentId: no entity is named \"Nobody\"",
+        ),
+        (
+            "update_entities",
+            json!({"entities": [{"name": "Nobody", "status": "x"}]}),
+            "Entity with name Nobody not found",
+        ),
+        (
+            "create_entities",
+            json!({"entities": [{"name": "D", "entityType": "t", "observations": [], "importance": -1}]}),
+            "entities[0].importance must be at least 0",
+        ),
+        (
+            "create_entities",
+            json!({"entities": [
+            {"name": "D", "entityType": "t", "observations": [], "parentId": "E"},
+            {"name": "E", "entityType": "t", "observations": [], "parentId": "D"}]}),
+            "entities[1].parentId: \"D\" cannot be the parent of \"E\": that would make a cycle (E → D → E)",
+        ),
+        (
+            "add_observations",
+            json!({"observations": [{"entityName": "A", "contents": ["y"], "supersedes": "nope"}]}),
+            "observations[0].supersedes: \"A\" has no current observation \"nope\" to supersede",
+        ),
+        (
+            "add_observations",
+            json!({"observations": [{"entityName": "A", "contents": ["y"], "supersedes": 9}]}),
+            "observations[0].supersedes: \"A\" has no current observation 9 to supersede",
+        ),
+        (
+            "add_observations",
+            json!({"observations": [{"entityName": "A", "contents": ["y", "z"], "supersedes": 1}]}),
+            "observations[0].contents: with supersedes, give exactly one observation (the one that replaces it); got 2",
+        ),
+        (
+            "end_relations",
+            json!({"relations": [relation("A", "B", "r")]}),
+            "relations[0]: no holding relation \"A\" --\"r\"--> \"B\" to end",
+        ),
+        (
+            "add_reflection",
+            json!({"content": "x", "entity": "A", "session": "current"}),
+            "a reflection is about one thing: give at most one of entity, relation and session",
+        ),
+        (
+            "add_reflection",
+            json!({"content": "x", "entity": "Nobody"}),
+            "entity: no entity is named \"Nobody\"",
+        ),
+    ];
+    for (tool, args, want) in cases {
+        assert_eq!(call_err(&mut m, tool, args.clone()), want, "{tool} {args}");
+    }
+    assert_eq!((log.len(), graph(&mut m)), before, "nothing changed");
+}
+
+#[test]
+fn a_superseding_observation_replaces_the_old_one_which_stays_as_history() {
+    let (mut m, log) = fresh_at_t0();
+    call_ok(
+        &mut m,
+        "create_entities",
+        json!({"entities": [entity("A", "t", &["likes tea", "tall"])]}),
+    );
+    at(&mut m, T1);
+    call_ok(
+        &mut m,
+        "add_observations",
+        json!({"observations": [
+        {"entityName": "A", "contents": ["likes coffee"], "supersedes": "likes tea", "kind": "preference"}]}),
+    );
+    call_ok(
+        &mut m,
+        "add_observations",
+        json!({"observations": [
+        {"entityName": "A", "contents": ["very tall"], "supersedes": 2}]}),
+    );
+    // Reads show current observations; search no longer finds the superseded text.
+    assert_eq!(
+        graph(&mut m),
+        graph_of(&[entity("A", "t", &["likes coffee", "very tall"])], &[])
+    );
+    let found = call_ok(&mut m, "search_nodes", json!({"query": "tea"}));
+    assert_eq!(entity_names(&found), Vec::<String>::new());
+    let a = &open_detailed(&mut m, &["A"], &["metadata"])["entities"][0];
+    assert_eq!(
+        a["facts"][0],
+        json!({"id": 3, "text": "likes coffee", "kind": "preference", "createdAt": T1_ISO, "supersedes": 1})
+    );
+    assert!(a.get("superseded").is_none(), "history only when asked");
+    let h = open_detailed(&mut m, &["A"], &["history"]);
+    let past = &h["entities"][0]["superseded"];
+    assert_eq!(
+        past[0],
+        json!({"id": 1, "text": "likes tea", "kind": "generic", "createdAt": T0_ISO, "supersededAt": T1_ISO})
+    );
+    assert_eq!(past[1]["text"], "tall");
+    assert_eq!(
+        open_detailed(&mut open(log.reopened()), &["A"], &["history"]),
+        h
+    );
+}
+
+#[test]
+fn an_ended_relation_leaves_the_graph_and_stays_as_history() {
+    let (mut m, log) = fresh_at_t0();
+    call_ok(
+        &mut m,
+        "create_entities",
+        json!({"entities": [entity("A", "t", &[]), entity("B", "t", &[])]}),
+    );
+    call_ok(
+        &mut m,
+        "create_relations",
+        json!({"relations": [relation("A", "B", "works_at"), relation("A", "B", "knows")]}),
+    );
+    at(&mut m, T1);
+    let ended = call_ok(
+        &mut m,
+        "end_relations",
+        json!({"relations": [relation("A", "B", "works_at")]}),
+    );
+    assert_eq!(ended, json!({"ended": [relation("A", "B", "works_at")]}));
+    assert_eq!(
+        graph(&mut m)["relations"],
+        json!([relation("A", "B", "knows")])
+    );
+    let h = open_detailed(&mut m, &["A"], &["history"]);
+    assert_eq!(
+        h["endedRelations"],
+        json!([{"from": "A", "to": "B", "relationType": "works_at",
+        "createdAt": T0_ISO, "endedAt": T1_ISO}])
+    );
+    // A relation may hold again after it ended.
+    call_ok(
+        &mut m,
+        "create_relations",
+        json!({"relations": [relation("A", "B", "works_at")]}),
+    );
+    assert_eq!(graph(&mut m)["relations"].as_array().map(Vec::len), Some(2));
+    m.memory_mut().compact().expect("compacts");
+    assert_eq!(
+        open_detailed(&mut open(log.reopened()), &["A"], &["history"]),
+        open_detailed(&mut m, &["A"], &["history"])
+    );
+}
+
+#[test]
+fn a_reflection_is_numbered_and_its_author_is_the_client_unless_given() {
+    let (mut m, log) = fresh_at_t0();
+    call_ok(
+        &mut m,
+        "create_entities",
+        json!({"entities": [entity("A", "t", &[])]}),
+    );
+    let first = call_ok(
+        &mut m,
+        "add_reflection",
+        json!({"content": "A matters", "entity": "A", "mood": "curious"}),
+    );
+    assert_eq!(
+        first,
+        json!({"reflection": {"id": 1, "about": "entity", "entity": "A",
+        "author": "claude-code", "mood": "curious", "content": "A matters"}})
+    );
+    let second = call_ok(
+        &mut m,
+        "add_reflection",
+        json!({"content": "a session note", "session": "current", "author": "ada"}),
+    );
+    assert_eq!(second["reflection"]["id"], 2);
+    assert_eq!(second["reflection"]["author"], "ada");
+    let graph = open(log.reopened());
+    let reflections = graph.memory().graph().reflections();
+    assert_eq!(reflections.len(), 2);
+    assert_eq!(reflections[1].created, T0);
+}
