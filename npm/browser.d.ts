@@ -71,6 +71,8 @@ export class BrowserMemory extends EventTarget {
 
   /** The graph in the reference server's memory.jsonl format. */
   exportJsonl(): Promise<string>;
+  /** The graph in the TypeScript Memory MCP server's memory.jsonl format (times, tags, importance, parents). */
+  exportMemoryMcp(): Promise<string>;
   /** The graph as a compacted mcp-memory log file (what the native server and Node open). */
   exportLog(): Promise<Uint8Array>;
   /**

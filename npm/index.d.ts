@@ -110,6 +110,8 @@ export class Memory {
 
   /** The graph in the reference server's memory.jsonl format. */
   exportJsonl(): string;
+  /** The graph in the TypeScript Memory MCP server's memory.jsonl format (times, tags, importance, parents). */
+  exportMemoryMcp(): string;
   /** The graph as a compacted mcp-memory log file (the memory file's own format). */
   exportLog(): Uint8Array;
   /**

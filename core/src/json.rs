@@ -18,6 +18,18 @@ pub fn type_name(value: Option<&Value>) -> &'static str {
     }
 }
 
+/// Serializes a number as JavaScript writes it: a whole number without a fraction (`7`, not
+/// `7.0`). For `#[serde(serialize_with)]` on an `Option<f64>`.
+pub fn js_number<S: serde::Serializer>(x: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+    match *x {
+        Some(x) if (-9e15..9e15).contains(&x) && (x as i64) as f64 == x => {
+            s.serialize_some(&(x as i64))
+        }
+        Some(x) => s.serialize_some(&x),
+        None => s.serialize_none(),
+    }
+}
+
 /// `JSON.stringify(value, null, 2)`.
 pub fn pretty<T: Serialize + ?Sized>(value: &T) -> String {
     serde_json::to_string_pretty(value).expect("our JSON shapes always serialize")

@@ -1,4 +1,7 @@
-//! The reference server's memory file (JSONL): reading it losslessly, writing it exactly.
+//! The reference server's memory file (JSONL): reading it losslessly, writing it exactly —
+//! and the TypeScript seed's ("Memory MCP"), the same lines with more fields (`createdAt`,
+//! `lastModified`, `tags`, `importance`, `parentId`), which are kept when read and written
+//! back by [`export_memory_mcp`].
 //!
 //! Reading follows the reference's reader (`tests/scenarios/import-reference-jsonl.json`): blank lines, CRLF, any key
 //! order and spacing, extra keys, unknown line types and duplicate entities are all accepted,
@@ -15,11 +18,13 @@ use serde_json::{Map, Value};
 
 use crate::graph::{self, Graph};
 use crate::json::{compact, parse_lenient, type_name};
-use crate::model;
+use crate::model::{self, Millis};
+use crate::record::{Op, Record};
+use crate::time;
 
 /// An entity line. Owned, unlike [`model::Entity`]: the reader's strings come from a
 /// repaired copy of the line, which does not outlive it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct EntityLine {
     /// The entity's name.
     pub name: String,
@@ -27,6 +32,23 @@ pub struct EntityLine {
     pub entity_type: String,
     /// Its observations, in file order.
     pub observations: Vec<String>,
+    /// The TypeScript seed's fields, if the line has any.
+    pub meta: Option<EntityMeta>,
+}
+
+/// What the TypeScript seed keeps on an entity line beyond the reference.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct EntityMeta {
+    /// `createdAt` (0: none).
+    pub created: Millis,
+    /// `lastModified` (0: none).
+    pub updated: Millis,
+    /// `tags`, lowercased.
+    pub tags: Vec<String>,
+    /// `importance`.
+    pub importance: Option<f64>,
+    /// `parentId`: the parent entity's name.
+    pub parent: Option<String>,
 }
 
 /// A relation line (owned, as [`EntityLine`] is).
@@ -38,6 +60,8 @@ pub struct RelationLine {
     pub to: String,
     /// The relation's type.
     pub relation_type: String,
+    /// The TypeScript seed's `createdAt` (0: none).
+    pub created: Millis,
 }
 
 /// The contents of a reference memory file.
@@ -76,8 +100,97 @@ fn string_field(obj: &Map<String, Value>, key: &str, line: usize) -> Result<Stri
     }
 }
 
+/// A time field of the TypeScript seed (ISO 8601), 0 if the line has none.
+fn time_field(obj: &Map<String, Value>, key: &str, line: usize) -> Result<Millis, ImportError> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(0),
+        Some(Value::String(s)) => time::parse(s).map_err(|e| ImportError {
+            line,
+            reason: format!("`{key}`: {e}"),
+        }),
+        Some(other) => Err(ImportError {
+            line,
+            reason: format!(
+                "`{key}` must be a time (a string), found {}",
+                type_name(Some(other))
+            ),
+        }),
+    }
+}
+
+/// The TypeScript seed's fields of an entity line, if it has any.
+fn entity_meta(obj: &Map<String, Value>, line: usize) -> Result<Option<EntityMeta>, ImportError> {
+    const KEYS: [&str; 5] = [
+        "createdAt",
+        "lastModified",
+        "tags",
+        "importance",
+        "parentId",
+    ];
+    if !KEYS
+        .iter()
+        .any(|k| obj.get(*k).is_some_and(|v| !v.is_null()))
+    {
+        return Ok(None);
+    }
+    let refuse = |reason: String| ImportError { line, reason };
+    let tags = match obj.get("tags") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => {
+            let mut tags: Vec<String> = Vec::new();
+            for t in items {
+                let Value::String(t) = t else {
+                    return Err(refuse(format!(
+                        "tags must be strings, found {}",
+                        type_name(Some(t))
+                    )));
+                };
+                let lower = t.to_lowercase();
+                if !lower.is_empty() && !tags.contains(&lower) {
+                    tags.push(lower);
+                }
+            }
+            tags
+        }
+        Some(other) => {
+            return Err(refuse(format!(
+                "`tags` must be an array, found {}",
+                type_name(Some(other))
+            )));
+        }
+    };
+    let importance = match obj.get("importance") {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) => match n.as_f64() {
+            Some(x) if (0.0..=10.0).contains(&x) => Some(x),
+            _ => {
+                return Err(refuse(format!(
+                    "`importance` must be from 0 to 10, found {n}"
+                )));
+            }
+        },
+        Some(other) => {
+            return Err(refuse(format!(
+                "`importance` must be a number, found {}",
+                type_name(Some(other))
+            )));
+        }
+    };
+    let parent = match obj.get("parentId") {
+        None | Some(Value::Null) => None,
+        Some(_) => Some(string_field(obj, "parentId", line)?),
+    };
+    Ok(Some(EntityMeta {
+        created: time_field(obj, "createdAt", line)?,
+        updated: time_field(obj, "lastModified", line)?,
+        tags,
+        importance,
+        parent,
+    }))
+}
+
 /// What the reader makes of one line of a reference file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Line {
     /// Nothing but whitespace.
     Blank,
@@ -96,7 +209,7 @@ pub enum Line {
 }
 
 /// One line of a reference file, read.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LineRead {
     /// Whether it holds invalid UTF-8 (replaced by U+FFFD).
     pub invalid_utf8: bool,
@@ -191,6 +304,7 @@ fn line_content(raw: &str, line: usize) -> Result<(Line, usize), ImportError> {
                     name: string_field(&obj, "name", line)?,
                     entity_type: string_field(&obj, "entityType", line)?,
                     observations: observations.unwrap_or_default(),
+                    meta: entity_meta(&obj, line)?,
                 },
             }
         }
@@ -198,6 +312,7 @@ fn line_content(raw: &str, line: usize) -> Result<(Line, usize), ImportError> {
             from: string_field(&obj, "from", line)?,
             to: string_field(&obj, "to", line)?,
             relation_type: string_field(&obj, "relationType", line)?,
+            created: time_field(&obj, "createdAt", line)?,
         }),
         _ => Line::Skipped,
     };
@@ -288,13 +403,45 @@ pub fn read_accepted(bytes: &[u8]) -> Accepted {
 }
 
 impl Parsed {
-    /// Records that rebuild exactly this file's graph (duplicates included) when replayed.
+    /// Whether any line has the TypeScript seed's fields.
+    pub fn has_meta(&self) -> bool {
+        self.entities.iter().any(|e| e.meta.is_some())
+            || self.relations.iter().any(|r| r.created != 0)
+    }
+
+    /// Records that rebuild exactly this file's graph (duplicates included) when replayed:
+    /// the reference's shapes, or — for a file with the TypeScript seed's fields — the
+    /// entities and relations in full.
     pub fn records(&self) -> Vec<Vec<u8>> {
-        let entities: Vec<model::Entity<'_>> =
-            self.entities.iter().map(EntityLine::entity).collect();
-        let relations: Vec<model::Relation<'_>> =
-            self.relations.iter().map(RelationLine::relation).collect();
-        graph::creating(&entities, &relations)
+        if !self.has_meta() {
+            let entities: Vec<model::Entity<'_>> =
+                self.entities.iter().map(EntityLine::entity).collect();
+            let relations: Vec<model::Relation<'_>> =
+                self.relations.iter().map(RelationLine::relation).collect();
+            return graph::creating(&entities, &relations);
+        }
+        let entities: Vec<model::EntityState<'_>> =
+            self.entities.iter().map(EntityLine::state).collect();
+        let relations: Vec<model::RelationState<'_>> = self
+            .relations
+            .iter()
+            .map(|r| model::RelationState {
+                relation: r.relation(),
+                created: r.created,
+                context: None,
+                ended: 0,
+            })
+            .collect();
+        let entities = entities
+            .chunks(graph::SNAPSHOT_CHUNK)
+            .map(|c| Op::PutEntities(c.to_vec()));
+        let relations = relations
+            .chunks(graph::SNAPSHOT_CHUNK)
+            .map(|c| Op::PutRelations(c.to_vec()));
+        entities
+            .chain(relations)
+            .map(|op| Record::from(op).encode())
+            .collect()
     }
 }
 
@@ -305,6 +452,37 @@ impl EntityLine {
             name: &self.name,
             entity_type: &self.entity_type,
             observations: self.observations.iter().map(String::as_str).collect(),
+        }
+    }
+
+    /// The entity in full: its observations numbered from 1 and as old as the entity.
+    pub fn state(&self) -> model::EntityState<'_> {
+        let meta = self.meta.clone().unwrap_or_default();
+        let m = self.meta.as_ref();
+        let created = meta.created;
+        model::EntityState {
+            name: &self.name,
+            entity_type: &self.entity_type,
+            created,
+            updated: meta.updated.max(created),
+            tags: m.map_or(Vec::new(), |m| m.tags.iter().map(String::as_str).collect()),
+            importance: meta.importance,
+            parent: m.and_then(|m| m.parent.as_deref()),
+            status: None,
+            next_fact: self.observations.len() as u32 + 1,
+            facts: self
+                .observations
+                .iter()
+                .zip(1..)
+                .map(|(text, id)| model::Fact {
+                    text,
+                    id,
+                    kind: None,
+                    created,
+                    supersedes: 0,
+                    superseded: 0,
+                })
+                .collect(),
         }
     }
 }
@@ -341,9 +519,117 @@ pub fn export(graph: &Graph) -> Vec<u8> {
     lines.join("\n").into_bytes()
 }
 
+/// An entity line of the TypeScript seed's file: the reference's, then its own fields
+/// (each left out when not known).
+#[derive(serde::Serialize)]
+struct MemoryMcpEntity<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(flatten)]
+    entity: model::Entity<'a>,
+    #[serde(rename = "createdAt", skip_serializing_if = "Option::is_none")]
+    created: Option<String>,
+    #[serde(rename = "lastModified", skip_serializing_if = "Option::is_none")]
+    updated: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tags: Vec<&'a str>,
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "crate::json::js_number"
+    )]
+    importance: Option<f64>,
+    #[serde(rename = "parentId", skip_serializing_if = "Option::is_none")]
+    parent: Option<&'a str>,
+}
+
+/// A relation line of the TypeScript seed's file.
+#[derive(serde::Serialize)]
+struct MemoryMcpRelation<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(flatten)]
+    relation: model::Relation<'a>,
+    #[serde(rename = "createdAt", skip_serializing_if = "Option::is_none")]
+    created: Option<String>,
+    #[serde(rename = "lastModified", skip_serializing_if = "Option::is_none")]
+    updated: Option<String>,
+}
+
+/// The graph in the TypeScript seed's ("Memory MCP") file format: the reference's lines
+/// with `createdAt`, `lastModified`, `tags`, `importance` and `parentId` where known, so its
+/// users can go back.
+pub fn export_memory_mcp(graph: &Graph) -> Vec<u8> {
+    let iso = |ms: Millis| (ms != 0).then(|| time::iso(ms));
+    let entities = graph.entities().map(|(_, e)| {
+        let extra = e.extra.as_deref();
+        compact(&MemoryMcpEntity {
+            kind: "entity",
+            entity: graph.entity_text(e),
+            created: iso(e.created),
+            updated: iso(e.updated),
+            tags: extra.map_or(Vec::new(), |x| {
+                x.tags.iter().map(|&t| graph.text(t)).collect()
+            }),
+            importance: extra.and_then(|x| x.importance),
+            parent: extra.and_then(|x| x.parent).map(|p| graph.text(p)),
+        })
+    });
+    let relations = graph.relations().map(|(_, r)| {
+        compact(&MemoryMcpRelation {
+            kind: "relation",
+            relation: graph.relation_text(r),
+            created: iso(r.created),
+            updated: iso(r.created),
+        })
+    });
+    let lines: Vec<String> = entities.chain(relations).collect();
+    lines.join("\n").into_bytes()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keeps_the_typescript_seeds_fields_and_writes_them_back() {
+        let file = concat!(
+            "{\"type\":\"entity\",\"name\":\"A\",\"entityType\":\"t\",\"observations\":[\"x\"],\"createdAt\":\"2023-11-14T22:13:20.000Z\",\"lastModified\":\"2023-11-14T22:14:20.000Z\",\"tags\":[\"work\"],\"importance\":7,\"parentId\":\"B\"}\n",
+            "{\"type\":\"entity\",\"name\":\"B\",\"entityType\":\"t\",\"observations\":[]}\n",
+            "{\"type\":\"relation\",\"from\":\"A\",\"to\":\"B\",\"relationType\":\"r\",\"createdAt\":\"2023-11-14T22:13:20.000Z\",\"lastModified\":\"2023-11-14T22:13:20.000Z\"}"
+        );
+        let parsed = parse(file.as_bytes()).unwrap();
+        let meta = parsed.entities[0].meta.as_ref().unwrap();
+        assert_eq!(
+            (meta.created, meta.updated),
+            (1_700_000_000_000, 1_700_000_060_000)
+        );
+        assert_eq!(parsed.relations[0].created, 1_700_000_000_000);
+        let mut graph = Graph::default();
+        for r in parsed.records() {
+            graph.apply(&Record::decode(&r).unwrap(), &mut ());
+        }
+        let back = String::from_utf8(export_memory_mcp(&graph)).unwrap();
+        assert_eq!(back, file);
+        // The reference's format leaves them out.
+        assert!(
+            !String::from_utf8(export(&graph))
+                .unwrap()
+                .contains("createdAt")
+        );
+    }
+
+    #[test]
+    fn refuses_a_time_that_is_not_one_naming_the_line_and_field() {
+        let err = parse(b"{\"type\":\"entity\",\"name\":\"a\",\"entityType\":\"t\",\"observations\":[],\"createdAt\":\"yesterday\"}")
+            .unwrap_err();
+        assert_eq!(err.line, 1);
+        assert!(
+            err.reason
+                .starts_with("`createdAt`: \"yesterday\" is not a time"),
+            "{}",
+            err.reason
+        );
+    }
 
     #[test]
     fn reads_what_the_reference_reads() {

@@ -146,7 +146,7 @@ fn without_include_every_read_answers_as_the_reference_does() {
     );
     let detailed = open_detailed(&mut m, &["A", "B"], &["metadata"]);
     assert_eq!(detailed["entities"][0]["tags"], json!(["work"]));
-    assert_eq!(detailed["entities"][0]["importance"], json!(7.0));
+    assert_eq!(detailed["entities"][0]["importance"], json!(7));
     assert_eq!(detailed["entities"][0]["status"], "open");
     assert_eq!(detailed["entities"][1]["parentId"], "A");
     assert_eq!(detailed["relations"][0]["context"], "at work");

@@ -234,6 +234,15 @@ impl Server {
         })
     }
 
+    /// The graph in the TypeScript "Memory MCP" server's JSONL format.
+    pub fn export_memory_mcp(&mut self) -> Result<Vec<u8>, CallError> {
+        self.memory_call(|b, store, memory| {
+            b.mcp_memory_memory_server()
+                .memory()
+                .call_export_memory_mcp(store, memory)
+        })
+    }
+
     /// The graph as a compacted memory log file.
     pub fn export_log(&mut self) -> Result<Vec<u8>, CallError> {
         self.memory_call(|b, store, memory| {

@@ -90,6 +90,9 @@ enum Format {
     Jsonl,
     /// This package's log format, compacted (the graph as it stands, not its history).
     Log,
+    /// The TypeScript "Memory MCP" server's memory.jsonl (the reference's lines with its
+    /// createdAt, lastModified, tags, importance and parentId).
+    MemoryMcp,
 }
 
 #[derive(Subcommand)]
@@ -205,7 +208,10 @@ fn main() -> Result<()> {
                     open(&path, durability, actor.as_deref())?.export_jsonl()?
                 }
                 (Format::Log, true) => open(&path, durability, actor.as_deref())?.export_log()?,
-                (Format::Jsonl, false) => Vec::new(),
+                (Format::MemoryMcp, true) => {
+                    open(&path, durability, actor.as_deref())?.export_memory_mcp()?
+                }
+                (Format::Jsonl | Format::MemoryMcp, false) => Vec::new(),
                 (Format::Log, false) => frame::encode_log(std::iter::empty()),
             };
             match output {

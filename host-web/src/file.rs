@@ -203,6 +203,12 @@ impl FileMemory {
         self.locked(|s| s.memory_mut().export_jsonl().map_err(memory_error))
     }
 
+    /// The graph in the TypeScript "Memory MCP" server's JSONL format.
+    #[wasm_bindgen(js_name = exportMemoryMcp)]
+    pub fn export_memory_mcp(&mut self) -> Result<Vec<u8>, JsValue> {
+        self.locked(|s| s.memory_mut().export_memory_mcp().map_err(memory_error))
+    }
+
     /// The graph as a compacted memory log file.
     #[wasm_bindgen(js_name = exportLog)]
     pub fn export_log(&mut self) -> Result<Vec<u8>, JsValue> {

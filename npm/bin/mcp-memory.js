@@ -41,7 +41,9 @@ Options:
   -h, --help                        Print help
   -V, --version                     Print version
 
-export: --format jsonl (default) or log (compacted mcp-memory log), -o/--output FILE
+export: --format jsonl (default), log (compacted mcp-memory log) or memory-mcp (the
+        TypeScript Memory MCP server's memory.jsonl, with its times, tags, importance and
+        parents), -o/--output FILE
 import: FILE
 verify: FILE, --json (the report as one JSON object). Exit code: 0 clean; 1 damaged (the
         file does not open); 3 only a torn tail (the file opens, and the tail is dropped);
@@ -125,7 +127,7 @@ try {
     case 'export': {
       if (rest.length) fail(`unexpected argument '${rest[0]}'`);
       const format = values.format ?? 'jsonl';
-      if (!['jsonl', 'log'].includes(format)) fail(`invalid value '${format}' for '--format <FORMAT>'`);
+      if (!['jsonl', 'log', 'memory-mcp'].includes(format)) fail(`invalid value '${format}' for '--format <FORMAT>'`);
       const data = exportOf(fs.existsSync(path) ? open() : null, format);
       if (values.output) fs.writeFileSync(values.output, data);
       else process.stdout.write(data);
@@ -177,8 +179,9 @@ try {
 
 /** The memory in `format` ('jsonl' or 'log'); `memory` null for a file that does not exist. */
 function exportOf(memory, format) {
-  if (memory === null) return format === 'jsonl' ? '' : Buffer.from(loadEngine().emptyLog());
-  const data = format === 'jsonl' ? memory.exportJsonl() : memory.exportLog();
+  if (memory === null) return format === 'log' ? Buffer.from(loadEngine().emptyLog()) : '';
+  const exports = { jsonl: 'exportJsonl', log: 'exportLog', 'memory-mcp': 'exportMemoryMcp' };
+  const data = memory[exports[format]]();
   memory.close();
   return data;
 }

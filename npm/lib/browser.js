@@ -103,6 +103,11 @@ export class BrowserMemory extends EventTarget {
     return decoder.decode(await this.#run((inner) => inner.exportJsonl()));
   }
 
+  /** The graph in the TypeScript Memory MCP server's memory.jsonl format (times, tags, importance, parents). */
+  async exportMemoryMcp() {
+    return decoder.decode(await this.#run((inner) => inner.exportMemoryMcp()));
+  }
+
   /** The graph as a compacted mcp-memory log file (the native server's file format). */
   exportLog() {
     return this.#run((inner) => inner.exportLog());

@@ -70,6 +70,11 @@ export class Memory {
     return new TextDecoder().decode(this.#live().exportJsonl());
   }
 
+  /** The graph in the TypeScript Memory MCP server's memory.jsonl format (with its times, tags, importance, parents). */
+  exportMemoryMcp() {
+    return new TextDecoder().decode(this.#live().exportMemoryMcp());
+  }
+
   /** The graph as a compacted mcp-memory log file (the format of the memory file itself). */
   exportLog() {
     return this.#live().exportLog();

@@ -112,6 +112,10 @@ impl GuestMemory for GuestMem {
         (self.0.borrow_mut().memory_mut().export_jsonl()).map_err(wit_error)
     }
 
+    fn export_memory_mcp(&self) -> Result<Vec<u8>, MemoryError> {
+        (self.0.borrow_mut().memory_mut().export_memory_mcp()).map_err(wit_error)
+    }
+
     fn export_log(&self) -> Result<Vec<u8>, MemoryError> {
         (self.0.borrow_mut().memory_mut().export_log()).map_err(wit_error)
     }

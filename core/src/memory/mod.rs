@@ -287,6 +287,13 @@ impl<L: Log> Memory<L> {
         Ok(jsonl::export(self.current()?))
     }
 
+    /// The graph in the TypeScript seed's JSONL format (the reference's lines with its
+    /// `createdAt`, `lastModified`, `tags`, `importance`, `parentId`), after catching up; an
+    /// error if the memory is unavailable.
+    pub fn export_memory_mcp(&mut self) -> Result<Vec<u8>, Error> {
+        Ok(jsonl::export_memory_mcp(self.current()?))
+    }
+
     /// The graph as a memory log file in this crate's format, after catching up with other
     /// writers: a compacted copy (the graph's entities and relations as records, not the
     /// history that built them); an error if the memory is unavailable.

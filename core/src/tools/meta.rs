@@ -175,7 +175,10 @@ pub struct EntityDetail<'a> {
     #[serde(rename = "updatedAt", skip_serializing_if = "Option::is_none")]
     updated_at: Option<String>,
     tags: Vec<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "json::js_number"
+    )]
     importance: Option<f64>,
     #[serde(rename = "parentId", skip_serializing_if = "Option::is_none")]
     parent: Option<&'a str>,
