@@ -11,7 +11,8 @@
 //! 1. `hash`, `intern`, `json`, `frame`, `log`, `model`, `record`, `filelog`, `time` —
 //!    bytes, strings, times and storage;
 //! 2. `graph` — the graph and its snapshot as records;
-//! 3. `index` (substring and ranked search), `jsonl` (the reference's file format);
+//! 3. `index` (substring and ranked search), `jsonl` (the reference's file format),
+//!    `seedlog` (the Rust seed's binary log);
 //! 4. `memory` (graph + indexes + log), `verify`;
 //! 5. `tools` — the tool catalog, argument validation, the tools;
 //! 6. `mcp` — JSON-RPC/MCP messages and sessions (`Server`).
@@ -50,6 +51,7 @@ pub mod mcp;
 pub mod memory;
 pub mod model;
 pub mod record;
+pub mod seedlog;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod time;

@@ -22,6 +22,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("graph", 1),
     ("index", 2),
     ("jsonl", 2),
+    ("seedlog", 2),
     ("memory", 3),
     ("verify", 3),
     ("tools", 4),

@@ -5,6 +5,8 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
+use mcp_memory_core::testing::seed_record;
+
 /// Runs the binary on `file` with these arguments; returns stdout, failing on a non-zero
 /// exit.
 fn run(file: &Path, args: &[&str]) -> String {
@@ -50,4 +52,31 @@ fn a_memory_mcp_file_opens_with_its_times_tags_importance_and_parents_and_goes_b
         r#"{"type":"entity","name":"Ada","entityType":"person","observations":["wrote the first program","liked Babbage's engine"]}"#
     ));
     assert!(!reference.contains("createdAt"));
+}
+
+#[test]
+fn a_rust_seed_log_opens_as_the_memory_and_the_original_is_kept() {
+    let mut log = b"MCPMEMV2".to_vec();
+    seed_record(
+        &mut log,
+        0,
+        &["Ada", "person"],
+        Some(&["wrote the first program"]),
+    );
+    seed_record(&mut log, 0, &["Babbage", "person"], Some(&[]));
+    seed_record(&mut log, 1, &["Ada", "Babbage", "worked_with"], None);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("memory.bin");
+    fs::write(&file, &log).unwrap();
+    assert_eq!(
+        run(&file, &["export"]),
+        concat!(
+            r#"{"type":"entity","name":"Ada","entityType":"person","observations":["wrote the first program"]}"#,
+            "\n",
+            r#"{"type":"entity","name":"Babbage","entityType":"person","observations":[]}"#,
+            "\n",
+            r#"{"type":"relation","from":"Ada","to":"Babbage","relationType":"worked_with"}"#
+        )
+    );
+    assert_eq!(fs::read(dir.path().join("memory.bin.bak")).unwrap(), log);
 }

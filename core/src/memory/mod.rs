@@ -15,7 +15,7 @@ use crate::index::Indexes;
 use crate::log::{Changes, Contents, Log, LogError};
 use crate::model::{Millis, Provenance};
 use crate::record::{Agent, DecodeError, Op, Record, Stamp};
-use crate::{frame, jsonl};
+use crate::{frame, jsonl, seedlog};
 
 /// Why a memory could not be opened.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -194,14 +194,15 @@ impl<L: Log> Memory<L> {
                     log_bytes = payload_bytes(&converted.records);
                     warnings.extend(converted.warnings);
                     warnings.push(format!(
-                        "converted the reference JSONL memory file ({} entities, {} relations) to the mcp-memory log format",
+                        "converted {} ({} entities, {} relations) to the mcp-memory log format",
+                        converted.what,
                         graph.entity_count(),
                         graph.relation_count()
                     ));
                 }
                 Err(reason) => {
                     let reason = format!(
-                        "The memory file is not a memory log or a readable reference JSONL file ({reason}). It was left untouched; fix or move it and restart."
+                        "The memory file is not a memory log or a memory file this version converts (a reference or Memory MCP JSONL file, a Rust mcp-memory 1.x/2.0 log): {reason}. It was left untouched; fix or move it and restart."
                     );
                     warnings.push(reason.clone());
                     unavailable = Some(reason);
@@ -458,9 +459,9 @@ fn replay(records: &[Vec<u8>]) -> Result<Graph, OpenError> {
 /// repaired or dropped reading it.
 fn imported(bytes: &[u8]) -> Result<(Graph, Vec<String>), String> {
     if !frame::is_log(bytes) {
-        let parsed = jsonl::parse(bytes).map_err(|e| e.to_string())?;
-        let graph = replay(&parsed.records()).map_err(|e| e.to_string())?;
-        return Ok((graph, parsed.warnings));
+        let converted = foreign_records(bytes)?;
+        let graph = replay(&converted.records).map_err(|e| e.to_string())?;
+        return Ok((graph, converted.warnings));
     }
     let scan = frame::scan(bytes).map_err(|e| e.to_string())?;
     let records: Vec<Vec<u8>> = scan.records.iter().map(|r| r.to_vec()).collect();
@@ -470,18 +471,39 @@ fn imported(bytes: &[u8]) -> Result<(Graph, Vec<String>), String> {
 }
 
 struct Converted {
+    /// What the file was, for the user.
+    what: &'static str,
     records: Vec<Vec<u8>>,
     warnings: Vec<String>,
 }
 
-/// Converts a reference JSONL file into records and swaps them in for it.
-fn convert<L: Log>(log: &mut L, bytes: &[u8]) -> Result<Converted, String> {
+/// Reads a memory file of another server — a reference (or TypeScript seed) JSONL file, or
+/// the Rust seed's binary log — as records.
+fn foreign_records(bytes: &[u8]) -> Result<Converted, String> {
+    if seedlog::is_seed_log(bytes) {
+        let converted = seedlog::convert(bytes)?;
+        return Ok(Converted {
+            what: "the Rust mcp-memory 1.x/2.0 log",
+            records: converted.records,
+            warnings: converted.warnings,
+        });
+    }
     let parsed = jsonl::parse(bytes).map_err(|e| e.to_string())?;
-    let records = parsed.records();
-    log.replace(&records)
-        .map_err(|e| format!("could not convert it: {}", e.0))?;
     Ok(Converted {
-        records,
+        what: if parsed.has_meta() {
+            "the Memory MCP (TypeScript) JSONL memory file, with its times, tags, importance and parents"
+        } else {
+            "the reference JSONL memory file"
+        },
+        records: parsed.records(),
         warnings: parsed.warnings,
     })
+}
+
+/// Converts a foreign memory file into records and swaps them in for it.
+fn convert<L: Log>(log: &mut L, bytes: &[u8]) -> Result<Converted, String> {
+    let converted = foreign_records(bytes)?;
+    log.replace(&converted.records)
+        .map_err(|e| format!("could not convert it: {}", e.0))?;
+    Ok(converted)
 }

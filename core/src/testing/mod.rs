@@ -11,6 +11,8 @@
 //!   [`CrashRng`], for random power cuts.
 //! - [`log_of`] and [`frame_offset`]: log files of given records, and where each frame
 //!   starts (to damage one).
+//! - [`seed_record`]: a record of the Rust seed's binary log (`crate::seedlog`), written
+//!   following its documented layout.
 
 mod crash_log;
 mod mem_disk;
@@ -36,4 +38,23 @@ pub fn frame_offset(payloads: &[Vec<u8>], i: usize) -> usize {
         .map(|p| FRAME_HEADER_LEN + p.len())
         .sum();
     HEADER_LEN + frames
+}
+
+/// Appends a record of the Rust seed's log (`MCPMEMV2`, with its checksum) to `out`: `kind`,
+/// these strings, then (if given) this list of strings.
+pub fn seed_record(out: &mut Vec<u8>, kind: u8, strs: &[&str], list: Option<&[&str]>) {
+    let mut payload = Vec::new();
+    let string = |payload: &mut Vec<u8>, s: &str| {
+        payload.extend_from_slice(&(s.len() as u16).to_le_bytes());
+        payload.extend_from_slice(s.as_bytes());
+    };
+    strs.iter().for_each(|s| string(&mut payload, s));
+    if let Some(list) = list {
+        payload.extend_from_slice(&(list.len() as u32).to_le_bytes());
+        list.iter().for_each(|s| string(&mut payload, s));
+    }
+    out.extend_from_slice(&((9 + payload.len()) as u32).to_le_bytes());
+    out.push(kind);
+    out.extend_from_slice(&payload);
+    out.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
 }
