@@ -120,6 +120,7 @@ const SETUP = {
     relation('Bob', 'Acme', 'works_at'),
     relation('Alice', 'Bob', 'dislikes'),
     relation('Src', 'Acme', 'works_at'),
+    relation('Alice', 'Created', 'made'),
   ],
 };
 
@@ -147,10 +148,13 @@ const CASES = {
   read_graph: { args: {}, check: (r) => assert.ok(r.entities.some((e) => e.name === 'Alice')) },
   search_nodes: { args: { query: 'tea' }, check: (r) => assert.ok(r.entities.some((e) => e.name === 'Acme')) },
   open_nodes: {
-    args: { names: ['Alice', 'Bob'] },
+    // With the metadata and history: the client validates them against the outputSchema.
+    args: { names: ['Alice', 'Bob'], include: ['metadata', 'history'] },
     check: (r) => {
       assert.deepEqual(r.entities.map((e) => e.name), ['Alice', 'Bob']);
       assert.ok(r.relations.some((x) => x.relationType === 'knows'));
+      assert.equal(r.entities[0].status, 'active');
+      assert.equal(r.entities[0].facts[0].kind, 'generic');
     },
   },
   upsert_entities: {
@@ -195,12 +199,24 @@ const CASES = {
     check: (r) => assert.ok(r.format === 'mermaid' && r.output.includes('"works_at"'), JSON.stringify(r)),
   },
   search: { args: { query: 'tea', limit: 5 }, check: (r) => assert.ok(r.hits.some((h) => h.name === 'Acme'), JSON.stringify(r)) },
+  update_entities: {
+    args: { entities: [{ name: 'Acme', tags: ['Client'], importance: 8, status: 'active' }] },
+    check: (r) => assert.deepEqual(r.updated, [{ name: 'Acme', tags: ['client'], importance: 8, status: 'active' }]),
+  },
+  end_relations: {
+    args: { relations: [relation('Alice', 'Created', 'made')] },
+    check: (r) => assert.deepEqual(r.ended, [relation('Alice', 'Created', 'made')]),
+  },
+  add_reflection: {
+    args: { content: 'Alice and Bob work together', entity: 'Alice', mood: 'curious' },
+    check: (r) => assert.ok(r.reflection.id >= 1 && r.reflection.author.length > 0, JSON.stringify(r)),
+  },
 };
 
-const TOOL_COUNT = 27;
+const TOOL_COUNT = 30;
 
 /**
- * Lists the tools (all 27, each with a case), builds SETUP, then calls every listed tool
+ * Lists the tools (all 30, each with a case), builds SETUP, then calls every listed tool
  * with its case's arguments: none may fail, and a tool that declares an outputSchema must
  * return structuredContent (the SDK client validates it against that schema). Then the graph
  * must show every write.
