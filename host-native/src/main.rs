@@ -14,6 +14,7 @@ use mcp_memory::auth::{TOKEN_ENV, Token};
 use mcp_memory::disk::{Durability, open_log};
 use mcp_memory::engine::{CallError, Server};
 use mcp_memory::listen::{self, Listen, Network};
+use mcp_memory::seeddb;
 use mcp_memory::service::Service;
 use mcp_memory::{config, stdio};
 use mcp_memory_core::{Error, frame};
@@ -145,7 +146,44 @@ enum Command {
     },
 }
 
+/// Converts a seed system's SQLite memory at `path` in place: the database moves to
+/// `<path>.bak` (with its `-wal` and `-shm` files), a memory log of its contents takes its
+/// place. Anything else is left as it is.
+fn convert_database(path: &Path) -> Result<()> {
+    let mut head = [0u8; 16];
+    let is_db = std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        .is_ok_and(|()| seeddb::is_sqlite(&head));
+    if !is_db {
+        return Ok(());
+    }
+    let read = seeddb::read(path)?;
+    let with = |suffix: &str| {
+        let mut p = path.as_os_str().to_owned();
+        p.push(suffix);
+        std::path::PathBuf::from(p)
+    };
+    let converting = with(".converting");
+    std::fs::write(&converting, &read.log)
+        .with_context(|| format!("cannot write {}", converting.display()))?;
+    for suffix in ["-wal", "-shm"] {
+        if with(suffix).exists() {
+            std::fs::rename(with(suffix), with(&format!(".bak{suffix}")))?;
+        }
+    }
+    std::fs::rename(path, with(".bak"))?;
+    std::fs::rename(&converting, path)?;
+    eprintln!(
+        "mcp-memory: warning: converted {} to the mcp-memory log format ({}); the database is kept as {}",
+        path.display(),
+        read.summary,
+        with(".bak").display()
+    );
+    Ok(())
+}
+
 fn open(path: &Path, durability: Durability, actor: Option<&str>) -> Result<Server> {
+    convert_database(path)?;
     let (server, warnings) = Server::open(open_log(path, durability)?, actor)?;
     for w in warnings {
         eprintln!("mcp-memory: warning: {w}");
@@ -221,8 +259,13 @@ fn main() -> Result<()> {
             }
         }
         Command::Import { file } => {
-            let data =
+            let mut data =
                 std::fs::read(&file).with_context(|| format!("cannot read {}", file.display()))?;
+            if seeddb::is_sqlite(&data) {
+                let read = seeddb::read(&file)?;
+                eprintln!("mcp-memory: {}: {}", file.display(), read.summary);
+                data = read.log;
+            }
             match open(&path, durability, actor.as_deref())?.import_file(&data) {
                 Ok(summary) => {
                     eprintln!("mcp-memory: {}: {summary}", path.display());

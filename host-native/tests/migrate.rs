@@ -80,3 +80,158 @@ fn a_rust_seed_log_opens_as_the_memory_and_the_original_is_kept() {
     );
     assert_eq!(fs::read(dir.path().join("memory.bin.bak")).unwrap(), log);
 }
+
+/// Runs SQL on a new database at `path`.
+fn database(path: &Path, sql: &str) {
+    let db = rusqlite::Connection::open(path).unwrap();
+    db.execute_batch(sql).unwrap();
+}
+
+#[test]
+fn a_rust_seed_3_database_opens_as_the_memory_with_its_times() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("memory.db");
+    database(
+        &file,
+        "CREATE TABLE entity (id INTEGER PRIMARY KEY, name_hash INTEGER NOT NULL, name TEXT NOT NULL,
+             type_id INTEGER NOT NULL, obs_count INTEGER NOT NULL DEFAULT 0, out_deg INTEGER NOT NULL DEFAULT 0,
+             in_deg INTEGER NOT NULL DEFAULT 0, created_us INTEGER NOT NULL, updated_us INTEGER NOT NULL,
+             flags INTEGER NOT NULL DEFAULT 0) STRICT;
+         CREATE TABLE observation (id INTEGER PRIMARY KEY, entity_id INTEGER NOT NULL, idx INTEGER NOT NULL,
+             body TEXT NOT NULL, created_us INTEGER NOT NULL) STRICT;
+         CREATE TABLE relation (from_id INTEGER NOT NULL, to_id INTEGER NOT NULL, type_id INTEGER NOT NULL,
+             created_us INTEGER NOT NULL) STRICT;
+         CREATE TABLE type_dict (id INTEGER PRIMARY KEY, kind INTEGER NOT NULL, name TEXT NOT NULL,
+             count INTEGER NOT NULL DEFAULT 0) STRICT;
+         INSERT INTO type_dict VALUES (1, 0, 'person', 2), (2, 1, 'knows', 1);
+         INSERT INTO entity VALUES (1, 0, 'Ada', 1, 2, 1, 0, 1700000000000000, 1700000060000000, 0),
+                                   (2, 0, 'Gone', 1, 0, 0, 0, 1700000000000000, 1700000000000000, 1),
+                                   (3, 0, 'Babbage', 1, 0, 0, 1, 1700000000000000, 1700000000000000, 0);
+         INSERT INTO observation VALUES (1, 1, 1, 'second', 1700000060000000), (2, 1, 0, 'first', 1700000000000000);
+         INSERT INTO relation VALUES (1, 3, 2, 1700000000000000), (2, 3, 2, 1700000000000000);",
+    );
+    let graph = run(&file, &["export", "--format", "memory-mcp"]);
+    assert_eq!(
+        graph,
+        concat!(
+            r#"{"type":"entity","name":"Ada","entityType":"person","observations":["first","second"],"createdAt":"2023-11-14T22:13:20.000Z","lastModified":"2023-11-14T22:14:20.000Z"}"#,
+            "\n",
+            r#"{"type":"entity","name":"Babbage","entityType":"person","observations":[],"createdAt":"2023-11-14T22:13:20.000Z","lastModified":"2023-11-14T22:13:20.000Z"}"#,
+            "\n",
+            r#"{"type":"relation","from":"Ada","to":"Babbage","relationType":"knows","createdAt":"2023-11-14T22:13:20.000Z","lastModified":"2023-11-14T22:13:20.000Z"}"#
+        ),
+        "deleted entities (flags) and their relations are not memory"
+    );
+    assert!(
+        dir.path().join("memory.db.bak").exists(),
+        "the database is kept"
+    );
+}
+
+#[test]
+fn a_python_seed_database_imports_with_status_kinds_supersession_ended_relations_and_reflections() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("memory.db");
+    database(
+        &db,
+        "CREATE TABLE entities (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE,
+             entity_type TEXT NOT NULL DEFAULT 'Generic', status TEXT NOT NULL DEFAULT 'activo',
+             created_at TEXT NOT NULL DEFAULT (datetime('now')), updated_at TEXT NOT NULL DEFAULT (datetime('now')));
+         CREATE TABLE observations (id INTEGER PRIMARY KEY AUTOINCREMENT, entity_id INTEGER NOT NULL,
+             content TEXT NOT NULL, kind TEXT NOT NULL DEFAULT 'generic', supersedes INTEGER,
+             superseded_at TEXT, similarity_flag INTEGER NOT NULL DEFAULT 0,
+             created_at TEXT NOT NULL DEFAULT (datetime('now')));
+         CREATE TABLE relations (id INTEGER PRIMARY KEY AUTOINCREMENT, from_entity INTEGER NOT NULL,
+             to_entity INTEGER NOT NULL, relation_type TEXT NOT NULL, context TEXT,
+             active INTEGER NOT NULL DEFAULT 1, ended_at TEXT,
+             created_at TEXT NOT NULL DEFAULT (datetime('now')), UNIQUE(from_entity, to_entity, relation_type));
+         CREATE TABLE reflections (id INTEGER PRIMARY KEY AUTOINCREMENT, target_type TEXT NOT NULL,
+             target_id INTEGER, author TEXT NOT NULL DEFAULT 'sofia', content TEXT NOT NULL, mood TEXT,
+             created_at TEXT NOT NULL DEFAULT (datetime('now')));
+         CREATE TABLE entity_access (entity_id INTEGER PRIMARY KEY, access_count INTEGER NOT NULL DEFAULT 1,
+             last_access TEXT NOT NULL DEFAULT (datetime('now')));
+         INSERT INTO entities VALUES (1, 'Sofia', 'persona', 'activo', '2024-01-01 10:00:00', '2024-01-02 10:00:00'),
+                                     (2, 'Proyecto', 'proyecto', 'archivado', '2024-01-01 10:00:00', '2024-01-01 10:00:00');
+         INSERT INTO observations VALUES
+             (10, 1, 'vive en Madrid', 'generic', NULL, '2024-01-02 10:00:00', 0, '2024-01-01 10:00:00'),
+             (11, 2, 'usa Rust', 'tecnico', NULL, NULL, 0, '2024-01-01 10:00:00'),
+             (12, 1, 'vive en Lisboa', 'hecho', 10, NULL, 0, '2024-01-02 10:00:00');
+         INSERT INTO relations VALUES
+             (1, 1, 2, 'dirige', 'desde 2023', 0, '2024-01-03 00:00:00', '2024-01-01 10:00:00'),
+             (2, 1, 2, 'colabora_en', NULL, 1, NULL, '2024-01-01 10:00:00');
+         INSERT INTO reflections VALUES (1, 'entity', 1, 'nolan', 'Sofia cambia de ciudad', 'curiosidad', '2024-01-02 11:00:00'),
+                                        (2, 'global', NULL, 'sofia', 'memoria pequeña', NULL, '2024-01-02 12:00:00');
+         INSERT INTO entity_access VALUES (1, 3, '2024-01-02 10:00:00');",
+    );
+    let memory = dir.path().join("memory.mcpmem");
+    let out = Command::new(env!("CARGO_BIN_EXE_mcp-memory"))
+        .env_remove("MEMORY_FILE_PATH")
+        .arg("-f")
+        .arg(&memory)
+        .arg("import")
+        .arg(&db)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("read the Python MCP Memory v2 database: 2 entities, 3 observations, 2 relations, 2 reflections; skipped (not memory: embeddings are recomputed, access statistics and search logs are not kept): entity_access (1 rows)"),
+        "{stderr}"
+    );
+    // The memory as a Memory MCP file shows the current observations and relations.
+    assert_eq!(
+        run(&memory, &["export"]),
+        concat!(
+            r#"{"type":"entity","name":"Sofia","entityType":"persona","observations":["vive en Lisboa"]}"#,
+            "\n",
+            r#"{"type":"entity","name":"Proyecto","entityType":"proyecto","observations":["usa Rust"]}"#,
+            "\n",
+            r#"{"type":"relation","from":"Sofia","to":"Proyecto","relationType":"colabora_en"}"#
+        )
+    );
+    // In detail: status, kinds, the superseded observation and the ended relation.
+    let session = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"open_nodes","arguments":{"names":["Sofia"],"include":["metadata","history"]}}}"#,
+    ]
+    .join("\n");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-memory"))
+        .env_remove("MEMORY_FILE_PATH")
+        .arg("-f")
+        .arg(&memory)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(format!("{session}\n").as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let reply: serde_json::Value = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .nth(1)
+        .map(|l| serde_json::from_str(l).unwrap())
+        .unwrap();
+    let page = &reply["result"]["structuredContent"];
+    let sofia = &page["entities"][0];
+    assert_eq!(sofia["status"], "activo");
+    assert_eq!(sofia["createdAt"], "2024-01-01T10:00:00.000Z");
+    assert_eq!(
+        sofia["facts"],
+        serde_json::json!([{"id": 2, "text": "vive en Lisboa", "kind": "hecho", "createdAt": "2024-01-02T10:00:00.000Z", "supersedes": 1}])
+    );
+    assert_eq!(
+        sofia["superseded"],
+        serde_json::json!([{"id": 1, "text": "vive en Madrid", "kind": "generic", "createdAt": "2024-01-01T10:00:00.000Z", "supersededAt": "2024-01-02T10:00:00.000Z"}])
+    );
+    assert_eq!(
+        page["endedRelations"],
+        serde_json::json!([{"from": "Sofia", "to": "Proyecto", "relationType": "dirige", "createdAt": "2024-01-01T10:00:00.000Z", "context": "desde 2023", "endedAt": "2024-01-03T00:00:00.000Z"}])
+    );
+}
