@@ -224,6 +224,20 @@ fn text_time(text: Option<String>) -> Millis {
     text.and_then(|t| time::parse(t.trim()).ok()).unwrap_or(0)
 }
 
+/// Runs `sql` and calls `f` with each row.
+fn each(
+    db: &Connection,
+    sql: &str,
+    mut f: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<()>,
+) -> rusqlite::Result<()> {
+    let mut statement = db.prepare(sql)?;
+    let mut rows = statement.query([])?;
+    while let Some(row) = rows.next()? {
+        f(row)?;
+    }
+    Ok(())
+}
+
 /// Microseconds (the Rust seed's times) as milliseconds.
 fn micros(us: i64) -> Millis {
     u64::try_from(us / 1000).unwrap_or(0)
@@ -237,37 +251,39 @@ fn rust_seed(db: &Connection) -> Result<(Vec<EntityRow>, Vec<RelationRow>)> {
     let type_name = |id: i64| types.get(&id).cloned().unwrap_or_default();
     let mut ids = HashMap::new();
     let mut entities = Vec::new();
-    let mut rows = db.prepare(
+    each(
+        db,
         "SELECT id, name, type_id, created_us, updated_us FROM entity WHERE flags = 0 ORDER BY id",
-    )?;
-    let mut rows = rows.query([])?;
-    while let Some(r) = rows.next()? {
-        ids.insert(r.get::<_, i64>(0)?, entities.len());
-        entities.push(EntityRow {
-            name: r.get(1)?,
-            entity_type: type_name(r.get(2)?),
-            status: None,
-            created: micros(r.get(3)?),
-            updated: micros(r.get(4)?),
-            facts: Vec::new(),
-        });
-    }
-    let mut rows = db.prepare(
-        "SELECT entity_id, id, body, created_us FROM observation ORDER BY entity_id, idx, id",
-    )?;
-    let mut rows = rows.query([])?;
-    while let Some(r) = rows.next()? {
-        if let Some(&at) = ids.get(&r.get::<_, i64>(0)?) {
-            entities[at].facts.push(FactRow {
-                row: r.get(1)?,
-                text: r.get(2)?,
-                kind: None,
+        |r| {
+            ids.insert(r.get::<_, i64>(0)?, entities.len());
+            entities.push(EntityRow {
+                name: r.get(1)?,
+                entity_type: type_name(r.get(2)?),
+                status: None,
                 created: micros(r.get(3)?),
-                superseded: 0,
-                supersedes: None,
+                updated: micros(r.get(4)?),
+                facts: Vec::new(),
             });
-        }
-    }
+            Ok(())
+        },
+    )?;
+    each(
+        db,
+        "SELECT entity_id, id, body, created_us FROM observation ORDER BY entity_id, idx, id",
+        |r| {
+            if let Some(&at) = ids.get(&r.get::<_, i64>(0)?) {
+                entities[at].facts.push(FactRow {
+                    row: r.get(1)?,
+                    text: r.get(2)?,
+                    kind: None,
+                    created: micros(r.get(3)?),
+                    superseded: 0,
+                    supersedes: None,
+                });
+            }
+            Ok(())
+        },
+    )?;
     let mut relations = Vec::new();
     let mut rows =
         db.prepare("SELECT from_id, to_id, type_id, created_us FROM relation ORDER BY rowid")?;
@@ -294,72 +310,75 @@ type PythonSeed = (Vec<EntityRow>, Vec<RelationRow>, Vec<ReflectionRow>);
 fn python_seed(db: &Connection) -> Result<PythonSeed> {
     let mut ids = HashMap::new();
     let mut entities = Vec::new();
-    let mut rows = db.prepare(
+    each(
+        db,
         "SELECT id, name, entity_type, status, created_at, updated_at FROM entities ORDER BY id",
-    )?;
-    let mut rows = rows.query([])?;
-    while let Some(r) = rows.next()? {
-        ids.insert(r.get::<_, i64>(0)?, entities.len());
-        entities.push(EntityRow {
-            name: r.get(1)?,
-            entity_type: r.get(2)?,
-            status: r.get(3)?,
-            created: text_time(r.get(4)?),
-            updated: text_time(r.get(5)?),
-            facts: Vec::new(),
-        });
-    }
-    let mut rows = db.prepare(
-        "SELECT entity_id, id, content, kind, created_at, superseded_at, supersedes FROM observations ORDER BY id",
-    )?;
-    let mut rows = rows.query([])?;
-    while let Some(r) = rows.next()? {
-        if let Some(&at) = ids.get(&r.get::<_, i64>(0)?) {
-            entities[at].facts.push(FactRow {
-                row: r.get(1)?,
-                text: r.get(2)?,
-                kind: r.get(3)?,
+        |r| {
+            ids.insert(r.get::<_, i64>(0)?, entities.len());
+            entities.push(EntityRow {
+                name: r.get(1)?,
+                entity_type: r.get(2)?,
+                status: r.get(3)?,
                 created: text_time(r.get(4)?),
-                superseded: text_time(r.get(5)?),
-                supersedes: r.get(6)?,
+                updated: text_time(r.get(5)?),
+                facts: Vec::new(),
             });
-        }
-    }
+            Ok(())
+        },
+    )?;
+    each(
+        db,
+        "SELECT entity_id, id, content, kind, created_at, superseded_at, supersedes FROM observations ORDER BY id",
+        |r| {
+            if let Some(&at) = ids.get(&r.get::<_, i64>(0)?) {
+                entities[at].facts.push(FactRow {
+                    row: r.get(1)?,
+                    text: r.get(2)?,
+                    kind: r.get(3)?,
+                    created: text_time(r.get(4)?),
+                    superseded: text_time(r.get(5)?),
+                    supersedes: r.get(6)?,
+                });
+            }
+            Ok(())
+        },
+    )?;
     let name = |id: Option<i64>| {
         id.and_then(|id| ids.get(&id))
             .map(|&i| entities[i].name.clone())
     };
     let mut relations = Vec::new();
     let mut triples = HashMap::new();
-    let mut rows = db.prepare(
+    each(
+        db,
         "SELECT id, from_entity, to_entity, relation_type, context, active, ended_at, created_at FROM relations ORDER BY id",
+        |r| {
+            let (Some(from), Some(to)) = (name(r.get(1)?), name(r.get(2)?)) else {
+                return Ok(());
+            };
+            let relation_type: String = r.get(3)?;
+            let created = text_time(r.get(7)?);
+            let active: i64 = r.get(5)?;
+            // An inactive relation without an end time ended no later than it began to be known.
+            let ended = match active {
+                0 => text_time(r.get(6)?).max(created).max(1),
+                _ => 0,
+            };
+            triples.insert(
+                r.get::<_, i64>(0)?,
+                (from.clone(), to.clone(), relation_type.clone()),
+            );
+            relations.push(RelationRow {
+                from,
+                to,
+                relation_type,
+                context: r.get(4)?,
+                created,
+                ended,
+            });
+            Ok(())
+        },
     )?;
-    let mut rows = rows.query([])?;
-    while let Some(r) = rows.next()? {
-        let (Some(from), Some(to)) = (name(r.get(1)?), name(r.get(2)?)) else {
-            continue;
-        };
-        let relation_type: String = r.get(3)?;
-        let created = text_time(r.get(7)?);
-        let active: i64 = r.get(5)?;
-        // An inactive relation without an end time ended no later than it began to be known.
-        let ended = match active {
-            0 => text_time(r.get(6)?).max(created).max(1),
-            _ => 0,
-        };
-        triples.insert(
-            r.get::<_, i64>(0)?,
-            (from.clone(), to.clone(), relation_type.clone()),
-        );
-        relations.push(RelationRow {
-            from,
-            to,
-            relation_type,
-            context: r.get(4)?,
-            created,
-            ended,
-        });
-    }
     let mut reflections = Vec::new();
     let exists: bool = db
         .query_row(
@@ -369,42 +388,43 @@ fn python_seed(db: &Connection) -> Result<PythonSeed> {
         )
         .map(|n| n > 0)?;
     if exists {
-        let mut rows = db.prepare(
+        each(
+            db,
             "SELECT target_type, target_id, author, content, mood, created_at FROM reflections ORDER BY id",
+            |r| {
+                let kind: String = r.get(0)?;
+                let target_id: Option<i64> = r.get(1)?;
+                let target = match kind.as_str() {
+                    "entity" => (kind.clone(), name(target_id), None),
+                    "relation" => (
+                        kind.clone(),
+                        None,
+                        target_id.and_then(|id| triples.get(&id).cloned()),
+                    ),
+                    "session" => (
+                        target_id.map_or_else(|| "session".into(), |id| id.to_string()),
+                        None,
+                        None,
+                    ),
+                    _ => ("global".into(), None, None),
+                };
+                // A target that no longer exists leaves the reflection about the whole memory.
+                let target = match target {
+                    (k, None, None) if k == "entity" || k == "relation" => {
+                        ("global".into(), None, None)
+                    }
+                    t => t,
+                };
+                reflections.push(ReflectionRow {
+                    target,
+                    author: r.get(2)?,
+                    content: r.get(3)?,
+                    mood: r.get(4)?,
+                    created: text_time(r.get(5)?),
+                });
+                Ok(())
+            },
         )?;
-        let mut rows = rows.query([])?;
-        while let Some(r) = rows.next()? {
-            let kind: String = r.get(0)?;
-            let target_id: Option<i64> = r.get(1)?;
-            let target = match kind.as_str() {
-                "entity" => (kind.clone(), name(target_id), None),
-                "relation" => (
-                    kind.clone(),
-                    None,
-                    target_id.and_then(|id| triples.get(&id).cloned()),
-                ),
-                "session" => (
-                    target_id.map_or_else(|| "session".into(), |id| id.to_string()),
-                    None,
-                    None,
-                ),
-                _ => ("global".into(), None, None),
-            };
-            // A target that no longer exists leaves the reflection about the whole memory.
-            let target = match target {
-                (k, None, None) if k == "entity" || k == "relation" => {
-                    ("global".into(), None, None)
-                }
-                t => t,
-            };
-            reflections.push(ReflectionRow {
-                target,
-                author: r.get(2)?,
-                content: r.get(3)?,
-                mood: r.get(4)?,
-                created: text_time(r.get(5)?),
-            });
-        }
     }
     Ok((entities, relations, reflections))
 }
