@@ -79,10 +79,15 @@ pub enum Op<'a> {
     /// Append reflections, numbered on from the memory's last.
     #[serde(borrow)]
     Reflect(Vec<NewReflection<'a>>),
+    /// Forget entities: as `DeleteEntities`, and also their ended relations, the
+    /// reflections about them (or about their relations) and other entities' parent links
+    /// to them, so no trace of them stays in the graph.
+    #[serde(borrow)]
+    Forget(Vec<&'a str>),
 }
 
 /// The names of [`Op`]'s variants, by index (snake case, as reports print them).
-pub const OP_NAMES: [&str; 16] = [
+pub const OP_NAMES: [&str; 17] = [
     "create_entities",
     "create_relations",
     "add_observations",
@@ -99,6 +104,7 @@ pub const OP_NAMES: [&str; 16] = [
     "create_relations_with",
     "end_relations",
     "reflect",
+    "forget",
 ];
 
 impl Op<'_> {
@@ -121,6 +127,7 @@ impl Op<'_> {
             Op::CreateRelationsWith(_) => 13,
             Op::EndRelations(_) => 14,
             Op::Reflect(_) => 15,
+            Op::Forget(_) => 16,
         }
     }
 
@@ -362,6 +369,7 @@ mod tests {
                 mood: Some("calm"),
                 content: "r",
             }]),
+            Op::Forget(vec!["a"]),
         ]
     }
 

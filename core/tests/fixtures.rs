@@ -31,6 +31,9 @@ const BATCH_EXPECTED: &str = "v1-batch.expected.json";
 /// Added with times, provenance and the richer model: stamped changes holding every op.
 const V2_LOG: &str = "v2-every-op.mcpmem";
 const V2_EXPECTED: &str = "v2-every-op.expected.json";
+/// Added with `Forget`.
+const FORGET_LOG: &str = "v2-forget.mcpmem";
+const FORGET_EXPECTED: &str = "v2-forget.expected.json";
 
 /// Which variant of the wire format a record is: a single op of the first format (0–5), a
 /// batch (6) or a stamped change (7). Kept in step with `record::Wire` by hand: a new wire
@@ -315,6 +318,112 @@ fn v2_records() -> Vec<Record<'static>> {
     ]
 }
 
+/// A graph with traces of "Gone" everywhere, then a change forgetting it: the `forget`
+/// fixture.
+fn forget_records() -> Vec<Record<'static>> {
+    let by = Agent::New(Provenance {
+        client: "c",
+        version: "1",
+        session: "s",
+        actor: None,
+    });
+    vec![
+        Record {
+            stamp: Some(Stamp { at: T0, by }),
+            ops: vec![
+                Op::CreateEntities(vec![
+                    Entity {
+                        name: "Gone",
+                        entity_type: "t",
+                        observations: vec!["secret"],
+                    },
+                    Entity {
+                        name: "Kept",
+                        entity_type: "t",
+                        observations: vec!["stays"],
+                    },
+                ]),
+                Op::PatchEntities(vec![EntityPatch {
+                    name: "Kept",
+                    parent: Some(Some("Gone")),
+                    ..EntityPatch::default()
+                }]),
+                Op::CreateRelations(vec![triple("Kept", "Gone", "knows")]),
+                Op::CreateRelationsWith(vec![NewRelation {
+                    relation: triple("Gone", "Kept", "was"),
+                    context: Some("c"),
+                }]),
+                Op::EndRelations(vec![triple("Gone", "Kept", "was")]),
+                Op::Reflect(vec![
+                    NewReflection {
+                        target: Target::Entity("Gone"),
+                        author: "c",
+                        mood: None,
+                        content: "about it",
+                    },
+                    NewReflection {
+                        target: Target::Global,
+                        author: "c",
+                        mood: None,
+                        content: "kept",
+                    },
+                ]),
+            ],
+        },
+        Record {
+            stamp: Some(Stamp {
+                at: T0 + 1,
+                by: Agent::Known(0),
+            }),
+            ops: vec![Op::Forget(vec!["Gone"])],
+        },
+    ]
+}
+
+/// Writes the `forget` fixture (once, like the others).
+#[test]
+#[ignore = "writes the frozen fixture files; run once per new variant, never again"]
+fn write_forget_fixture() {
+    write_state_fixture(FORGET_LOG, FORGET_EXPECTED, &forget_records());
+}
+
+/// The frozen `forget` log replays to its expected state: no trace of what it forgot.
+#[test]
+fn forget_log_replays_to_expected_state() {
+    let bytes = std::fs::read(fixture(FORGET_LOG)).expect("the committed forget fixture");
+    let scan = frame::scan(&bytes).unwrap();
+    for (payload, written) in scan.records.iter().zip(&forget_records()) {
+        assert_eq!(&Record::decode(payload).expect("decodes"), written);
+    }
+    let payloads: Vec<Vec<u8>> = scan.records.iter().map(|r| r.to_vec()).collect();
+    let state = state_of(&replayed_graph(&payloads));
+    let text = std::fs::read_to_string(fixture(FORGET_EXPECTED)).unwrap();
+    assert_eq!(state, serde_json::from_str::<Value>(&text).unwrap());
+    assert!(!state.to_string().contains("Gone"), "{state}");
+}
+
+/// Writes a frozen log of `records` and the whole state it replays to, refusing to
+/// overwrite.
+fn write_state_fixture(log: &str, expected: &str, records: &[Record<'_>]) {
+    let (log_path, expected_path) = (fixture(log), fixture(expected));
+    assert!(
+        !log_path.exists() && !expected_path.exists(),
+        "{log} exists and must never be regenerated"
+    );
+    let payloads: Vec<Vec<u8>> = records.iter().map(Record::encode).collect();
+    let state = state_of(&replayed_graph(&payloads));
+    std::fs::write(
+        &log_path,
+        frame::encode_log(payloads.iter().map(Vec::as_slice)),
+    )
+    .unwrap();
+    std::fs::write(
+        &expected_path,
+        serde_json::to_string_pretty(&state).unwrap() + "\n",
+    )
+    .unwrap();
+}
+
 /// The whole of a graph as JSON: the table of agents, entities, relations (holding, then
 /// ended) and reflections in full.
 fn state_of(graph: &Graph) -> Value {
@@ -356,23 +465,7 @@ fn replayed_graph(payloads: &[Vec<u8>]) -> Graph {
 #[test]
 #[ignore = "writes the frozen fixture files; run once per format version, never again"]
 fn write_v2_fixture() {
-    let (log_path, expected_path) = (fixture(V2_LOG), fixture(V2_EXPECTED));
-    assert!(
-        !log_path.exists() && !expected_path.exists(),
-        "{V2_LOG} exists and must never be regenerated"
-    );
-    let payloads: Vec<Vec<u8>> = v2_records().iter().map(Record::encode).collect();
-    let state = state_of(&replayed_graph(&payloads));
-    std::fs::write(
-        &log_path,
-        frame::encode_log(payloads.iter().map(Vec::as_slice)),
-    )
-    .unwrap();
-    std::fs::write(
-        &expected_path,
-        serde_json::to_string_pretty(&state).unwrap() + "\n",
-    )
-    .unwrap();
+    write_state_fixture(V2_LOG, V2_EXPECTED, &v2_records());
 }
 
 /// The frozen v2 log holds every op, replays to its expected state, re-encodes to its
@@ -389,10 +482,15 @@ fn v2_log_holds_every_op_replays_to_expected_state_and_snapshots_to_it() {
         assert_eq!(decoded.encode(), *payload);
         ops.extend(decoded.ops.iter().map(Op::index));
     }
+    ops.extend(
+        forget_records()
+            .iter()
+            .flat_map(|r| r.ops.iter().map(Op::index)),
+    );
     let every: std::collections::BTreeSet<usize> = (0..OP_NAMES.len())
         .filter(|&i| OP_NAMES[i] != "reserved")
         .collect();
-    assert_eq!(ops, every, "the fixture holds every op");
+    assert_eq!(ops, every, "the v2 fixtures hold every op");
     let payloads: Vec<Vec<u8>> = scan.records.iter().map(|r| r.to_vec()).collect();
     let graph = replayed_graph(&payloads);
     let text = std::fs::read_to_string(fixture(V2_EXPECTED)).unwrap();

@@ -416,3 +416,81 @@ fn a_reflection_is_numbered_and_its_author_is_the_client_unless_given() {
     assert_eq!(reflections.len(), 2);
     assert_eq!(reflections[1].created, T0);
 }
+
+#[test]
+fn forget_removes_every_trace_and_compacts_so_the_bytes_leave_the_file() {
+    let (mut m, log) = fresh_at_t0();
+    call_ok(
+        &mut m,
+        "create_entities",
+        json!({"entities": [
+        entity("Secret", "t", &["classified"]), entity("Keep", "t", &["mentions Secret"]),
+        {"name": "Child", "entityType": "t", "observations": [], "parentId": "Secret"}]}),
+    );
+    call_ok(
+        &mut m,
+        "create_relations",
+        json!({"relations": [relation("Keep", "Secret", "knows"), relation("Secret", "Keep", "ended")]}),
+    );
+    call_ok(
+        &mut m,
+        "end_relations",
+        json!({"relations": [relation("Secret", "Keep", "ended")]}),
+    );
+    call_ok(
+        &mut m,
+        "add_reflection",
+        json!({"content": "about the secret", "entity": "Secret"}),
+    );
+    let before = log.len();
+    assert_eq!(
+        call_err(&mut m, "forget", json!({"entityNames": ["Nobody"]})),
+        "entityNames: nothing is known of \"Nobody\" (no entity, no relation)"
+    );
+    assert_eq!(log.len(), before, "nothing changed");
+    let report = call_ok(&mut m, "forget", json!({"entityNames": ["Secret"]}));
+    assert_eq!(report["forgotten"], json!(["Secret"]));
+    assert_eq!(
+        report["gone"], false,
+        "another entity's observation mentions it: {report}"
+    );
+    assert_eq!(
+        report["stillInFile"],
+        json!([{"name": "Secret", "records": 1}])
+    );
+    let bytes = log.records().concat();
+    assert!(
+        !bytes.windows(10).any(|w| w == b"classified"),
+        "its observation left the file"
+    );
+    assert!(
+        !bytes.windows(16).any(|w| w == b"about the secret"),
+        "the reflection too"
+    );
+    let h = open_detailed(&mut m, &["Keep", "Child"], &["metadata", "history"]);
+    assert_eq!(h["relations"], json!([]));
+    assert!(
+        h.get("endedRelations").is_none_or(|e| e == &json!([])),
+        "{h}"
+    );
+    assert!(h["entities"][1].get("parentId").is_none(), "{h}");
+    call_ok(
+        &mut m,
+        "update_entities",
+        json!({"entities": [{"name": "Keep", "tags": ["x"]}]}),
+    );
+    call_ok(
+        &mut m,
+        "delete_observations",
+        json!({"deletions": [{"entityName": "Keep", "observations": ["mentions Secret"]}]}),
+    );
+    let report = call_ok(&mut m, "forget", json!({"entityNames": ["Child"]}));
+    assert_eq!(
+        (report["gone"].as_bool(), &report["stillInFile"]),
+        (Some(true), &json!([]))
+    );
+    assert_eq!(
+        graph(&mut open(log.reopened())),
+        graph_of(&[entity("Keep", "t", &[])], &[])
+    );
+}

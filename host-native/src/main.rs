@@ -109,7 +109,17 @@ enum Command {
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
     },
-    /// Merge a memory file (a reference memory.jsonl or an mcp-memory log) into the memory.
+    /// Forget entities for good: delete them and every trace of them (ended relations,
+    /// reflections, parent links), then compact the file so their text leaves it; reports
+    /// whether their names still occur in it.
+    Forget {
+        /// The names to forget.
+        #[arg(required = true)]
+        names: Vec<String>,
+    },
+    /// Merge a memory file (a reference or Memory MCP memory.jsonl, an mcp-memory log, a
+    /// Rust mcp-memory 1.x/2.0 log or 3.x database, a Python MCP Memory v2 database) into
+    /// the memory.
     Import {
         /// The file to read.
         file: PathBuf,
@@ -257,6 +267,24 @@ fn main() -> Result<()> {
                     .with_context(|| format!("cannot write {}", out.display())),
                 None => Ok(std::io::stdout().lock().write_all(&bytes)?),
             }
+        }
+        Command::Forget { names } => {
+            let call = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "forget", "arguments": {"entityNames": names}}});
+            let mut server = open(&path, durability, actor.as_deref())?;
+            let replies = server.handle(0, &call.to_string())?;
+            let reply: serde_json::Value = replies
+                .last()
+                .and_then(|r| serde_json::from_str(r).ok())
+                .context("the memory gave no answer")?;
+            let result = &reply["result"];
+            let text = result["content"][0]["text"].as_str().unwrap_or_default();
+            if result["isError"] == true {
+                eprintln!("Error: {text}");
+                std::process::exit(1);
+            }
+            println!("{text}");
+            Ok(())
         }
         Command::Import { file } => {
             let mut data =

@@ -270,3 +270,28 @@ fn repair_of_reference_jsonl_keeps_the_lines_its_reader_accepts() {
     assert_eq!(fs::read_to_string(&repaired).unwrap(), format!("{good}\n"));
     assert_eq!(verify(&repaired).code, Some(0));
 }
+
+#[test]
+fn forget_removes_the_names_bytes_from_the_file_and_says_so() {
+    let (_dir, file) = file_with(
+        "memory.jsonl",
+        concat!(
+            r#"{"type":"entity","name":"Secret","entityType":"t","observations":["classified"]}"#,
+            "\n",
+            r#"{"type":"entity","name":"Other","entityType":"t","observations":[]}"#
+        )
+        .as_bytes(),
+    );
+    let out = run(&[p("-f"), &file, p("forget"), p("Secret")]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(out.stdout.contains(r#""gone": true"#), "{}", out.stdout);
+    let bytes = fs::read(&file).unwrap();
+    assert!(!bytes.windows(6).any(|w| w == b"Secret"));
+    let out = run(&[p("-f"), &file, p("forget"), p("Nobody")]);
+    assert_eq!(out.code, Some(1));
+    assert!(
+        out.stderr.contains("nothing is known of \"Nobody\""),
+        "{}",
+        out.stderr
+    );
+}

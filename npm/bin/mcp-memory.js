@@ -20,7 +20,10 @@ Usage: mcp-memory [OPTIONS] [COMMAND]
 Commands:
   serve   Serve MCP (the default)
   export  Write the memory in another format (to stdout, or to --output)
-  import  Merge a memory file (a reference memory.jsonl or an mcp-memory log) into the memory
+  forget  Forget entities for good (every trace of them), then compact the file so their
+          text leaves it; reports whether their names still occur in it
+  import  Merge a memory file (a reference or Memory MCP memory.jsonl, an mcp-memory log, a
+          Rust mcp-memory 1.x/2.0 log) into the memory
   verify  Check a memory file (a log or a reference memory.jsonl) without changing it
   repair  Write the readable part of a damaged memory file to a new file (FILE is not changed)
   compact Rewrite the memory file as the graph as it stands (deleted text leaves the file)
@@ -149,6 +152,16 @@ try {
         memory.close();
       }
       process.stderr.write(`mcp-memory: ${path}: ${summary}\n`);
+      break;
+    }
+    case 'forget': {
+      if (!rest.length) fail('forget needs at least one NAME');
+      const memory = open();
+      try {
+        process.stdout.write(`${JSON.stringify(memory.callTool('forget', { entityNames: rest }), null, 2)}\n`);
+      } finally {
+        memory.close();
+      }
       break;
     }
     case 'compact': {

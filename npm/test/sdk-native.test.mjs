@@ -207,16 +207,20 @@ const CASES = {
     args: { relations: [relation('Alice', 'Created', 'made')] },
     check: (r) => assert.deepEqual(r.ended, [relation('Alice', 'Created', 'made')]),
   },
+  forget: {
+    args: { entityNames: ['Upserted'] },
+    check: (r) => assert.ok(r.forgotten[0] === 'Upserted' && typeof r.gone === 'boolean', JSON.stringify(r)),
+  },
   add_reflection: {
     args: { content: 'Alice and Bob work together', entity: 'Alice', mood: 'curious' },
     check: (r) => assert.ok(r.reflection.id >= 1 && r.reflection.author.length > 0, JSON.stringify(r)),
   },
 };
 
-const TOOL_COUNT = 30;
+const TOOL_COUNT = 31;
 
 /**
- * Lists the tools (all 30, each with a case), builds SETUP, then calls every listed tool
+ * Lists the tools (all 31, each with a case), builds SETUP, then calls every listed tool
  * with its case's arguments: none may fail, and a tool that declares an outputSchema must
  * return structuredContent (the SDK client validates it against that schema). Then the graph
  * must show every write.
@@ -259,7 +263,7 @@ async function callEveryTool(client) {
   // Every write took effect, whatever the order of the calls.
   const { structuredContent: graph } = await client.callTool({ name: 'read_graph', arguments: {} });
   const byName = Object.fromEntries(graph.entities.map((e) => [e.name, e]));
-  assert.deepEqual(Object.keys(byName).sort(), ['Acme', 'Alice', 'Bob', 'Created', 'Dst', 'Upserted']);
+  assert.deepEqual(Object.keys(byName).sort(), ['Acme', 'Alice', 'Bob', 'Created', 'Dst']);
   assert.deepEqual(byName.Alice.observations, ['likes tea']);
   assert.deepEqual(byName.Bob.observations.toSorted(), ['plays chess', 'plays go', 'upserted fact']);
   assert.deepEqual(byName.Dst.observations, ['the original', 'a duplicate']);

@@ -104,6 +104,10 @@ impl Graph {
                 list.iter().for_each(|r| self.remove_triple(r, Some(at)));
                 self.repack_if_sparse(observer);
             }
+            Op::Forget(names) => {
+                names.iter().for_each(|n| self.forget(n, observer));
+                self.repack_if_sparse(observer);
+            }
             Op::Reflect(list) => {
                 for r in list {
                     let id = self.reflections.last().map_or(1, |last| last.id + 1);
@@ -390,6 +394,43 @@ impl Graph {
         }
     }
 
+    /// Removes every trace of `name` from the graph: its entities and relations, its ended
+    /// relations, the reflections about it or its relations, and parent links to it.
+    fn forget(&mut self, name: &str, observer: &mut impl Observer) {
+        self.remove_named(name, observer);
+        let Some(sym) = self.strings.lookup(name) else {
+            return;
+        };
+        let mut released = Vec::new();
+        self.ended.retain(|e| {
+            let r = e.relation;
+            let keep = r.from != sym && r.to != sym;
+            if !keep {
+                released.extend([r.from, r.to, r.relation_type].into_iter().chain(r.context));
+            }
+            keep
+        });
+        self.reflections.retain(|r| {
+            let keep = match r.target {
+                Target::Entity(e) => e != sym,
+                Target::Relation([from, to, _]) => from != sym && to != sym,
+                Target::Global | Target::Session(_) => true,
+            };
+            if !keep {
+                released.extend(reflection_syms(r));
+            }
+            keep
+        });
+        for entity in self.entities.iter_mut().flatten() {
+            if let Some(extra) = entity.extra.as_mut()
+                && extra.parent == Some(sym)
+            {
+                released.extend(extra.parent.take());
+            }
+        }
+        released.into_iter().for_each(|s| self.strings.release(s));
+    }
+
     fn release_entity(&mut self, e: Entity) {
         let s = &mut self.strings;
         [e.name, e.entity_type]
@@ -523,4 +564,17 @@ impl Extra {
             && self.status.is_none()
             && self.past.is_empty()
     }
+}
+
+/// Every string a reflection holds.
+fn reflection_syms(r: &Reflection) -> impl Iterator<Item = Sym> + use<> {
+    let target: Vec<Sym> = match r.target {
+        Target::Global => Vec::new(),
+        Target::Entity(s) | Target::Session(s) => alloc::vec![s],
+        Target::Relation(t) => t.to_vec(),
+    };
+    target
+        .into_iter()
+        .chain([r.author, r.content])
+        .chain(r.mood)
 }

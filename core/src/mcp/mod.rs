@@ -562,6 +562,15 @@ impl<L: Log> Server<L> {
                 }
                 result
             }
+            Outcome::Forget(plan, names) => {
+                let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+                let forgotten = self.memory.forget(plan.change, self.now, &by, &refs);
+                self.graph_changed(&mut out);
+                match forgotten {
+                    Ok(f) => tools::meta::forgotten(&names, f.records, &f.remaining),
+                    Err(e) => output::failure(&e.to_string()),
+                }
+            }
             Outcome::Compact => match self.memory.compact() {
                 Ok(records) => {
                     let result = CompactJson { records };

@@ -124,6 +124,15 @@ impl Change {
     }
 }
 
+/// What [`Memory::forget`] left behind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Forgotten {
+    /// Records the compacted log holds.
+    pub records: usize,
+    /// Names whose bytes still occur in the log, with how many records hold them.
+    pub remaining: Vec<(String, usize)>,
+}
+
 /// One memory: its graph with indexes, the log it is persisted to, and whether it can be
 /// used.
 ///
@@ -310,6 +319,35 @@ impl<L: Log> Memory<L> {
         let records = self.current()?.snapshot();
         self.install(&records)?;
         Ok(records.len())
+    }
+
+    /// Forgets entities now: logs `change` (an [`Op::Forget`]), then compacts the log, so
+    /// the names' bytes leave the file; returns how many records the log holds and, for each
+    /// of `names` whose bytes still occur in it (in another entity's text), in how many
+    /// records.
+    pub fn forget(
+        &mut self,
+        change: Change,
+        at: Millis,
+        by: &Provenance<'_>,
+        names: &[&str],
+    ) -> Result<Forgotten, Error> {
+        self.commit(change, at, by)?;
+        let records = self.current()?.snapshot();
+        self.install(&records)?;
+        let remaining = names
+            .iter()
+            .filter(|n| !n.is_empty())
+            .filter_map(|&name| {
+                let finder = memchr::memmem::Finder::new(name.as_bytes());
+                let count = records.iter().filter(|r| finder.find(r).is_some()).count();
+                (count > 0).then(|| (name.to_string(), count))
+            })
+            .collect();
+        Ok(Forgotten {
+            records: records.len(),
+            remaining,
+        })
     }
 
     /// Replaces the log with `records` (the graph's snapshot).

@@ -9,7 +9,7 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Ctx, Plan, output, parse};
+use super::{Ctx, Forgetting, Plan, output, parse};
 use crate::graph::{Entity, EntityId, Graph, Relation};
 use crate::hash::{HashMap, HashSet};
 use crate::json;
@@ -530,4 +530,71 @@ pub fn add_reflection(t: Ctx<'_>, a: &Value) -> Result<Plan, String> {
         change: Change::of(alloc::vec![Op::Reflect(alloc::vec![reflection])]),
         result,
     })
+}
+
+#[derive(Deserialize)]
+struct ForgetArgs<'a> {
+    #[serde(rename = "entityNames", borrow)]
+    entity_names: Vec<&'a str>,
+}
+
+/// forget: every trace of these entities (as `delete_entities`, and their ended relations,
+/// the reflections about them, parent links to them); the log is compacted at once, so
+/// their bytes leave the file (see `mcp` for the report).
+pub fn forget(t: Ctx<'_>, a: &Value) -> Result<Forgetting, String> {
+    let names = parse::<ForgetArgs>(a)?.entity_names;
+    let mut seen = HashSet::default();
+    let names: Vec<&str> = names.into_iter().filter(|n| seen.insert(*n)).collect();
+    let unknown: Vec<&str> = names
+        .iter()
+        .copied()
+        .filter(|n| t.graph.named(n).is_empty() && !t.graph.has_relations_at(n))
+        .collect();
+    if !unknown.is_empty() {
+        return Err(format!(
+            "entityNames: nothing is known of {} (no entity, no relation)",
+            unknown
+                .iter()
+                .map(|n| format!("{n:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    let owned = names.iter().map(|n| n.to_string()).collect();
+    let plan = Plan {
+        change: Change::one(names, Op::Forget),
+        result: String::new(),
+    };
+    Ok((plan, owned))
+}
+
+/// The forget tool's result: what was forgotten, the log's records after compaction, and
+/// names whose bytes still occur in the file (inside other entities' text).
+pub fn forgotten(names: &[String], records: usize, remaining: &[(String, usize)]) -> String {
+    #[derive(Serialize)]
+    struct Still<'a> {
+        name: &'a str,
+        records: usize,
+    }
+    #[derive(Serialize)]
+    struct Out<'a> {
+        forgotten: &'a [String],
+        records: usize,
+        gone: bool,
+        #[serde(rename = "stillInFile")]
+        still: Vec<Still<'a>>,
+    }
+    let out = Out {
+        forgotten: names,
+        records,
+        gone: remaining.is_empty(),
+        still: remaining
+            .iter()
+            .map(|(name, records)| Still {
+                name,
+                records: *records,
+            })
+            .collect(),
+    };
+    output::success(&json::pretty(&out), &out)
 }

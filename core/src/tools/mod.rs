@@ -76,7 +76,13 @@ pub enum Run {
     Write(fn(Ctx<'_>, &Value) -> Result<Plan, String>),
     /// Rewriting the log as the graph (the `compact` tool).
     Compact,
+    /// A change after which the log is compacted at once, and names whose bytes must leave
+    /// it (the `forget` tool).
+    Forget(fn(Ctx<'_>, &Value) -> Result<Forgetting, String>),
 }
+
+/// A planned forgetting: the change, and the names whose bytes must leave the log.
+pub type Forgetting = (Plan, Vec<String>);
 
 /// A tool: its name, as in the catalog, and how it runs.
 pub struct ToolDef {
@@ -135,6 +141,10 @@ pub const TOOLS: &[ToolDef] = &[
     write("update_entities", meta::update_entities),
     write("end_relations", meta::end_relations),
     write("add_reflection", meta::add_reflection),
+    ToolDef {
+        name: "forget",
+        run: Run::Forget(meta::forget),
+    },
 ];
 
 /// Adds `extended/reads.json`'s properties to the bounded read tools: their arguments, their
@@ -267,6 +277,8 @@ pub enum Outcome {
     Change(Plan),
     /// Rewriting the log as the graph (the `compact` tool).
     Compact,
+    /// A change, then compaction at once; the names whose bytes must leave the log.
+    Forget(Plan, Vec<String>),
 }
 
 /// Reads a tool's arguments (already checked against its schema) into `T`.
@@ -289,6 +301,7 @@ pub fn run(catalog: &Catalog, ctx: Ctx<'_>, name: &str, arguments: &Value) -> Ou
         Run::Read(f) => f(ctx, arguments).map(Outcome::Done),
         Run::Write(f) => f(ctx, arguments).map(Outcome::Change),
         Run::Compact => Ok(Outcome::Compact),
+        Run::Forget(f) => f(ctx, arguments).map(|(plan, names)| Outcome::Forget(plan, names)),
     };
     outcome.unwrap_or_else(|e| failure(&e))
 }
