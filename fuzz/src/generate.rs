@@ -362,8 +362,8 @@ pub fn tool_call_line(u: &mut Unstructured<'_>, n: u64) -> Result<(String, &'sta
 /// fuzz bytes (which a memory must refuse without applying anything after them).
 pub fn record(u: &mut Unstructured<'_>) -> Result<Vec<u8>> {
     use mcp_memory_core::model::{
-        Entity, EntityPatch, NewFact, NewFacts, NewReflection, Observations, Provenance,
-        Relation, Target,
+        Entity, EntityPatch, NewFact, NewFacts, NewReflection, Observations, Provenance, Relation,
+        Target,
     };
     use mcp_memory_core::record::{Agent, Op, Record, Stamp};
     let s: Vec<String> = (0..4).map(|_| string(u)).collect::<Result<_>>()?;
@@ -420,10 +420,13 @@ pub fn record(u: &mut Unstructured<'_>) -> Result<Vec<u8>> {
         3 => Record::from(Op::DeleteEntities(vec![&s[0]])).encode(),
         4 => Record::from(Op::DeleteObservations(vec![obs])).encode(),
         5 => Record::from(Op::DeleteRelations(vec![triple])).encode(),
-        6 => Record { stamp: None, ops: vec![
-            Op::CreateEntities(vec![entity]),
-            Op::AddObservations(vec![obs]),
-        ] }
+        6 => Record {
+            stamp: None,
+            ops: vec![
+                Op::CreateEntities(vec![entity]),
+                Op::AddObservations(vec![obs]),
+            ],
+        }
         .encode(),
         7 => Record {
             stamp: Some(stamp),

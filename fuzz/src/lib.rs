@@ -9,7 +9,7 @@ use mcp_memory_core::json::parse_lenient;
 use mcp_memory_core::mcp::GRAPH_URI;
 use mcp_memory_core::record::Record;
 pub use mcp_memory_core::testing::{MemDir, MemDisk, MemLog};
-use mcp_memory_core::{Contents, frame, jsonl};
+use mcp_memory_core::{Contents, frame, jsonl, memory};
 use serde_json::{Map, Value};
 
 /// The graph a restart over `contents` holds, as reference JSONL (`None` if it would not
@@ -34,7 +34,7 @@ fn graph_of(contents: &Contents) -> Option<Graph> {
     let records = match contents {
         Contents::Records(r) => r,
         Contents::Foreign(bytes) => {
-            parsed = jsonl::parse(bytes).ok()?.records();
+            parsed = memory::foreign(bytes).ok()?;
             &parsed
         }
     };

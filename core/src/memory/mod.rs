@@ -515,6 +515,13 @@ struct Converted {
     warnings: Vec<String>,
 }
 
+/// The records a memory file of another server converts to, as opening it converts it (a
+/// reference or TypeScript seed JSONL file, the Rust seed's binary log), or why it cannot
+/// be converted.
+pub fn foreign(bytes: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+    foreign_records(bytes).map(|c| c.records)
+}
+
 /// Reads a memory file of another server — a reference (or TypeScript seed) JSONL file, or
 /// the Rust seed's binary log — as records.
 fn foreign_records(bytes: &[u8]) -> Result<Converted, String> {
