@@ -246,6 +246,22 @@ impl Record<'_> {
     }
 }
 
+/// The payload of an unstamped record's `bytes` (as [`Record::encode`] writes it) with
+/// `stamp` added: the bytes of the same ops as a stamped change, without encoding them again.
+pub fn stamped(bytes: &[u8], stamp: &Stamp<'_>) -> Vec<u8> {
+    let mut out = encoded(&(CHANGE, stamp));
+    match bytes.split_first() {
+        // A batch: its list of ops is the change's.
+        Some((&BATCH, ops)) => out.extend_from_slice(ops),
+        // A single op: a list of one.
+        _ => {
+            out.push(1);
+            out.extend_from_slice(bytes);
+        }
+    }
+    out
+}
+
 impl<'a> Record<'a> {
     /// Reads a record from its payload bytes, borrowing strings from them.
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
@@ -393,6 +409,29 @@ mod tests {
             ops: every_op(),
         };
         assert_eq!(Record::decode(&batch.encode()), Ok(batch));
+    }
+
+    #[test]
+    fn stamping_bytes_is_encoding_the_stamped_record() {
+        let stamp = Stamp {
+            at: 1_700_000_000_000,
+            by: Agent::New(Provenance::default()),
+        };
+        let ops = every_op();
+        for record in [
+            Record::from(ops[0].clone()),
+            Record::from(ops[7].clone()),
+            Record {
+                stamp: None,
+                ops: ops.clone(),
+            },
+        ] {
+            let stamped_record = Record {
+                stamp: Some(stamp),
+                ops: record.ops.clone(),
+            };
+            assert_eq!(stamped(&record.encode(), &stamp), stamped_record.encode());
+        }
     }
 
     #[test]

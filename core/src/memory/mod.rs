@@ -472,8 +472,9 @@ impl<L: Log> Memory<L> {
         let mut record = Record::decode(bytes)
             .map_err(|e| LogError(e.to_string()))
             .map_err(Error::log(LogOp::Append))?;
-        record.stamp = Some(self.stamp(at, by));
-        let bytes = record.encode();
+        let stamp = self.stamp(at, by);
+        let bytes = crate::record::stamped(bytes, &stamp);
+        record.stamp = Some(stamp);
         self.log.append(&bytes).map_err(Error::log(LogOp::Append))?;
         self.graph.apply(&record, &mut self.indexes);
         self.log_bytes += bytes.len() as u64;
