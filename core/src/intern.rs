@@ -7,18 +7,30 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 use core::hash::BuildHasher;
+use core::num::NonZeroU32;
 use hashbrown::HashTable;
 
 use crate::hash::Hasher;
 
-/// Handle of an interned string. Equal handles mean equal strings.
+/// Handle of an interned string. Equal handles mean equal strings. Never zero, so an
+/// `Option<Sym>` takes no more room than a `Sym`.
 #[derive(Copy, Clone, Eq, PartialEq, Hash, Ord, PartialOrd, Debug)]
-pub struct Sym(u32);
+pub struct Sym(NonZeroU32);
 
 impl Sym {
+    /// The handle of slot `slot`.
+    fn of(slot: u32) -> Sym {
+        Sym(NonZeroU32::MIN.saturating_add(slot))
+    }
+
+    /// The handle's slot number.
+    fn slot(self) -> u32 {
+        self.0.get() - 1
+    }
+
     /// The handle's slot number (dense, reused after a string is freed).
     pub fn index(self) -> usize {
-        self.0 as usize
+        self.slot() as usize
     }
 }
 
@@ -63,7 +75,7 @@ impl Interner {
             if let Some(slot) = self.slots[i as usize].as_mut() {
                 slot.refs += 1;
             }
-            return Sym(i);
+            return Sym::of(i);
         }
         let ascii = text.is_ascii();
         let lower = if ascii {
@@ -89,7 +101,7 @@ impl Interner {
             }
         };
         self.table.insert_unique(hash, (hash, i), |&(h, _)| h);
-        Sym(i)
+        Sym::of(i)
     }
 
     /// Drops one reference; the string is freed when none remain.
@@ -102,11 +114,11 @@ impl Interner {
             return;
         }
         let hash = self.hasher.hash_one(&*slot.text);
-        if let Ok(entry) = self.table.find_entry(hash, |&(_, i)| i == sym.0) {
+        if let Ok(entry) = self.table.find_entry(hash, |&(_, i)| i == sym.slot()) {
             entry.remove();
         }
         self.slots[sym.index()] = None;
-        self.free.push(sym.0);
+        self.free.push(sym.slot());
     }
 
     /// The handle of `text` if it is interned, without adding a reference.
@@ -115,12 +127,12 @@ impl Interner {
         let slots = &self.slots;
         self.table
             .find(hash, |&(h, i)| h == hash && same(slot_text(slots, i), text))
-            .map(|&(_, i)| Sym(i))
+            .map(|&(_, i)| Sym::of(i))
     }
 
     /// The string behind a handle.
     pub fn resolve(&self, sym: Sym) -> &str {
-        slot_text(&self.slots, sym.0)
+        slot_text(&self.slots, sym.slot())
     }
 
     /// The string lowercased like JavaScript's `String.prototype.toLowerCase`.

@@ -180,36 +180,35 @@ impl Graph {
     }
 
     /// Appends observations (text, kind, what each supersedes) to entity `id`, numbering
-    /// them on; returns them as interned.
+    /// them on; returns how many it had before (the new ones are the rest).
     fn append_facts<'t>(
         &mut self,
         id: EntityId,
         facts: impl Iterator<Item = (&'t str, Option<&'t str>, u32)>,
         at: Millis,
-    ) -> Vec<Sym> {
-        let mut added = Vec::new();
-        let mut metas = Vec::new();
+    ) -> usize {
+        let strings = &mut self.strings;
+        let entity = self.entities[id.0 as usize]
+            .as_mut()
+            .expect("entity ids are only handed out for live entities");
+        let before = entity.observations.len();
+        let (n, _) = facts.size_hint();
+        entity.observations.reserve_exact(n);
+        entity.facts.reserve_exact(n);
         for (text, kind, supersedes) in facts {
-            added.push(self.strings.intern(text));
-            let kind = self.intern_opt(kind);
-            metas.push((kind, supersedes));
-        }
-        let entity = self.entity_mut(id);
-        entity.observations.extend_from_slice(&added);
-        for (kind, supersedes) in metas {
-            let id = entity.next_fact;
-            entity.next_fact += 1;
+            entity.observations.push(strings.intern(text));
             entity.facts.push(FactMeta {
-                id,
+                id: entity.next_fact,
                 supersedes,
-                kind,
+                kind: kind.map(|k| strings.intern(k)),
                 created: at,
             });
+            entity.next_fact += 1;
         }
         if at != 0 {
             entity.updated = at;
         }
-        added
+        before
     }
 
     fn add_facts<'t>(
@@ -222,7 +221,8 @@ impl Graph {
         let Some(id) = self.first_named(name) else {
             return;
         };
-        let added = self.append_facts(id, facts, at);
+        let before = self.append_facts(id, facts, at);
+        let added = self.entity(id).observations[before..].to_vec();
         observer.observations_added(self, id, &added);
     }
 
