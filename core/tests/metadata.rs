@@ -494,3 +494,60 @@ fn forget_removes_every_trace_and_compacts_so_the_bytes_leave_the_file() {
         graph_of(&[entity("Keep", "t", &[])], &[])
     );
 }
+
+#[test]
+fn reflections_are_found_by_their_words_best_first_and_filtered() {
+    let (mut m, _log) = fresh_at_t0();
+    call_ok(
+        &mut m,
+        "create_entities",
+        json!({"entities": [entity("Ada", "person", &[])]}),
+    );
+    call_ok(
+        &mut m,
+        "add_reflection",
+        json!({"content": "Ada's engine notes are brilliant", "entity": "Ada", "author": "nolan"}),
+    );
+    at(&mut m, T1);
+    call_ok(
+        &mut m,
+        "add_reflection",
+        json!({"content": "The engine, the engine: always the Engine", "mood": "curious"}),
+    );
+    call_ok(
+        &mut m,
+        "add_reflection",
+        json!({"content": "nothing to do with it"}),
+    );
+    let found = call_ok(&mut m, "search_reflections", json!({"query": "engine"}));
+    let ids: Vec<u64> = found["reflections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ids, [2, 1], "more matches rank higher: {found}");
+    assert_eq!(found["total"], 2);
+    assert_eq!(found["reflections"][1]["author"], "nolan");
+    let about = call_ok(
+        &mut m,
+        "search_reflections",
+        json!({"query": "engine", "entity": "Ada"}),
+    );
+    assert_eq!(about["total"], 1);
+    let newest = call_ok(&mut m, "search_reflections", json!({"limit": 1}));
+    assert_eq!(
+        (
+            newest["total"].as_u64(),
+            newest["reflections"][0]["id"].as_u64()
+        ),
+        (Some(3), Some(3))
+    );
+    let moody = call_ok(&mut m, "search_reflections", json!({"mood": "curious"}));
+    assert_eq!(moody["reflections"][0]["id"], 2);
+    let the = call_ok(&mut m, "search_reflections", json!({"query": "the"}));
+    assert_eq!(
+        the["total"], 1,
+        "a query of stopwords only searches them: {the}"
+    );
+}

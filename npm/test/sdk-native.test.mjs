@@ -207,6 +207,11 @@ const CASES = {
     args: { relations: [relation('Alice', 'Created', 'made')] },
     check: (r) => assert.deepEqual(r.ended, [relation('Alice', 'Created', 'made')]),
   },
+  search_reflections: {
+    args: { query: 'work together' },
+    // add_reflection may not have run yet: the answer is then empty, but well formed.
+    check: (r) => assert.ok(Array.isArray(r.reflections) && r.total === r.reflections.length, JSON.stringify(r)),
+  },
   forget: {
     args: { entityNames: ['Upserted'] },
     check: (r) => assert.ok(r.forgotten[0] === 'Upserted' && typeof r.gone === 'boolean', JSON.stringify(r)),
@@ -217,10 +222,10 @@ const CASES = {
   },
 };
 
-const TOOL_COUNT = 31;
+const TOOL_COUNT = 32;
 
 /**
- * Lists the tools (all 31, each with a case), builds SETUP, then calls every listed tool
+ * Lists the tools (all 32, each with a case), builds SETUP, then calls every listed tool
  * with its case's arguments: none may fail, and a tool that declares an outputSchema must
  * return structuredContent (the SDK client validates it against that schema). Then the graph
  * must show every write.

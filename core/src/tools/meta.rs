@@ -598,3 +598,108 @@ pub fn forgotten(names: &[String], records: usize, remaining: &[(String, usize)]
     };
     output::success(&json::pretty(&out), &out)
 }
+
+#[derive(Deserialize)]
+struct SearchReflectionsArgs<'a> {
+    #[serde(default)]
+    query: &'a str,
+    #[serde(default)]
+    author: Option<&'a str>,
+    #[serde(default)]
+    mood: Option<&'a str>,
+    #[serde(default)]
+    entity: Option<&'a str>,
+    #[serde(default)]
+    limit: Option<u64>,
+}
+
+/// BM25's parameters, as the entity search uses them.
+const K1: f64 = 1.2;
+const B: f64 = 0.75;
+
+/// search_reflections: reflections ranked by relevance to the query (BM25 over their
+/// folded, accent-free words, stopwords left out unless the query has nothing else),
+/// newest first among equals; with no query words, newest first. Filters: author, mood, entity (those about it).
+pub fn search_reflections(t: Ctx<'_>, a: &Value) -> Result<String, String> {
+    let args = parse::<SearchReflectionsArgs>(a)?;
+    let g = t.graph;
+    let wanted = |r: &&crate::graph::Reflection| {
+        args.author.is_none_or(|x| g.text(r.author) == x)
+            && args
+                .mood
+                .is_none_or(|x| r.mood.is_some_and(|m| g.text(m) == x))
+            && args.entity.is_none_or(|x| match r.target {
+                crate::graph::Target::Entity(e) => g.text(e) == x,
+                crate::graph::Target::Relation([from, to, _]) => {
+                    g.text(from) == x || g.text(to) == x
+                }
+                _ => false,
+            })
+    };
+    let candidates: Vec<&crate::graph::Reflection> =
+        g.reflections().iter().filter(wanted).collect();
+    let mut words: Vec<String> = crate::index::search::text::token_list(args.query);
+    // Stopwords are left out, unless the query has nothing else.
+    if words
+        .iter()
+        .any(|w| !crate::index::search::text::is_stopword(w))
+    {
+        words.retain(|w| !crate::index::search::text::is_stopword(w));
+    }
+    words.sort_unstable();
+    words.dedup();
+    let docs: Vec<Vec<String>> = candidates
+        .iter()
+        .map(|r| crate::index::search::text::token_list(g.text(r.content)))
+        .collect();
+    let n = docs.len() as f64;
+    let average = docs.iter().map(Vec::len).sum::<usize>() as f64 / n.max(1.0);
+    let mut scored: Vec<(f64, &crate::graph::Reflection)> = candidates
+        .iter()
+        .zip(&docs)
+        .map(|(&r, doc)| {
+            let score = words
+                .iter()
+                .map(|w| {
+                    let tf = doc.iter().filter(|d| *d == w).count() as f64;
+                    let df = docs.iter().filter(|d| d.contains(w)).count() as f64;
+                    let idf = crate::index::search::ln(1.0 + (n - df + 0.5) / (df + 0.5));
+                    idf * tf * (K1 + 1.0)
+                        / (tf + K1 * (1.0 - B + B * doc.len() as f64 / average.max(1.0)))
+                })
+                .sum::<f64>();
+            (score, r)
+        })
+        .filter(|(score, _)| words.is_empty() || *score > 0.0)
+        .collect();
+    scored.sort_by(|a, b| {
+        b.0.total_cmp(&a.0)
+            .then(b.1.created.cmp(&a.1.created))
+            .then(b.1.id.cmp(&a.1.id))
+    });
+    let total = scored.len();
+    let limit = args.limit.map_or(10, super::args::count);
+    #[derive(Serialize)]
+    struct Hit<'a> {
+        #[serde(flatten)]
+        reflection: ReflectionView<'a>,
+        score: f64,
+    }
+    #[derive(Serialize)]
+    struct Out<'a> {
+        reflections: Vec<Hit<'a>>,
+        total: usize,
+    }
+    let out = Out {
+        reflections: scored
+            .into_iter()
+            .take(limit)
+            .map(|(score, r)| Hit {
+                reflection: reflection_view(g.reflection_text(r)),
+                score: (score * 10_000.0 + 0.5) as u64 as f64 / 10_000.0,
+            })
+            .collect(),
+        total,
+    };
+    Ok(output::success(&json::pretty(&out), &out))
+}

@@ -141,6 +141,7 @@ pub const TOOLS: &[ToolDef] = &[
     write("update_entities", meta::update_entities),
     write("end_relations", meta::end_relations),
     write("add_reflection", meta::add_reflection),
+    read("search_reflections", meta::search_reflections),
     ToolDef {
         name: "forget",
         run: Run::Forget(meta::forget),
