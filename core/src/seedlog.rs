@@ -17,6 +17,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use crate::graph::SNAPSHOT_CHUNK;
 use crate::hash::HashSet;
 use crate::model::{Entity, Observations, Relation};
 use crate::record::{Op, Record};
@@ -34,7 +35,7 @@ pub fn is_seed_log(bytes: &[u8]) -> bool {
 /// A seed log read as records of this crate, with what was dropped said.
 #[derive(Debug, Default)]
 pub struct Converted {
-    /// The records, one per seed record or transaction.
+    /// The records: the seed's changes in order, up to `SNAPSHOT_CHUNK` ops each.
     pub records: Vec<Vec<u8>>,
     /// Entities, observations and relations the log created (counting later deletions).
     pub counts: [usize; 3],
@@ -129,13 +130,16 @@ fn op<'a>(kind: u8, payload: &'a [u8], live: &mut HashSet<&'a str>) -> Option<Op
 /// Reads a Rust seed log (see [`is_seed_log`]) into records. Refuses a file whose records
 /// do not parse (naming the offset); a torn tail and an unclosed transaction are dropped
 /// and reported, as the seed drops them.
-pub fn convert(bytes: &[u8]) -> Result<Converted, String> {
+pub fn convert<'a>(bytes: &'a [u8]) -> Result<Converted, String> {
     let crc = bytes.starts_with(MAGIC_V2);
     let mut out = Converted::default();
     let mut live = HashSet::default();
-    let mut txn: Option<Vec<Op<'_>>> = None;
+    let mut txn: Option<Vec<Op<'a>>> = None;
     let (mut at, mut unknown) = (8, 0usize);
-    let push = |out: &mut Converted, ops: Vec<Op<'_>>| {
+    // The converted log replaces the file whole, so its records need not follow the seed's:
+    // ops are written SNAPSHOT_CHUNK to a record (fewer, larger records replay faster).
+    let mut pending: Vec<Op<'a>> = Vec::new();
+    let mut push = |out: &mut Converted, ops: Vec<Op<'a>>| {
         for op in &ops {
             match op {
                 Op::CreateEntities(e) => out.counts[0] += e.len(),
@@ -149,7 +153,9 @@ pub fn convert(bytes: &[u8]) -> Result<Converted, String> {
                 out.counts[1] += o.iter().map(|o| o.contents.len()).sum::<usize>();
             }
         }
-        if !ops.is_empty() {
+        pending.extend(ops);
+        if pending.len() >= SNAPSHOT_CHUNK {
+            let ops = core::mem::take(&mut pending);
             out.records.push(Record { stamp: None, ops }.encode());
         }
     };
@@ -208,6 +214,16 @@ pub fn convert(bytes: &[u8]) -> Result<Converted, String> {
             _ => unknown += 1,
         }
         at += total;
+    }
+    drop(push);
+    if !pending.is_empty() {
+        out.records.push(
+            Record {
+                stamp: None,
+                ops: pending,
+            }
+            .encode(),
+        );
     }
     if txn.is_some() {
         out.warnings.push(
