@@ -215,7 +215,6 @@ pub fn convert<'a>(bytes: &'a [u8]) -> Result<Converted, String> {
         }
         at += total;
     }
-    drop(push);
     if !pending.is_empty() {
         out.records.push(
             Record {
