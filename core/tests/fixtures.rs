@@ -427,28 +427,7 @@ fn write_state_fixture(log: &str, expected: &str, records: &[Record<'_>]) {
 /// The whole of a graph as JSON: the table of agents, entities, relations (holding, then
 /// ended) and reflections in full.
 fn state_of(graph: &Graph) -> Value {
-    let entities: Vec<EntityState<'_>> = graph
-        .entities()
-        .map(|(_, e)| graph.entity_state(e))
-        .collect();
-    let holding = graph.relations().map(|(_, r)| graph.relation_state(r, 0));
-    let ended = graph
-        .ended()
-        .iter()
-        .map(|e| graph.relation_state(&e.relation, e.at));
-    let relations: Vec<RelationState<'_>> = holding.chain(ended).collect();
-    let reflections: Vec<Reflection<'_>> = graph
-        .reflections()
-        .iter()
-        .map(|r| graph.reflection_text(r))
-        .collect();
-    let agents: Vec<Provenance<'_>> = graph.agents().collect();
-    serde_json::json!({
-        "agents": agents,
-        "entities": entities,
-        "relations": relations,
-        "reflections": reflections,
-    })
+    serde_json::to_value(graph.state()).expect("states serialize")
 }
 
 /// The graph these payloads replay to.

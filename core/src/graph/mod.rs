@@ -20,7 +20,7 @@ use smallvec::SmallVec;
 use crate::hash::HashMap;
 use crate::intern::{Interner, Sym};
 use crate::model::{self, Millis};
-pub use snapshot::{SNAPSHOT_CHUNK, creating};
+pub use snapshot::{SNAPSHOT_CHUNK, State, creating};
 
 /// Position of an entity in insertion order (stable until the graph is re-packed).
 #[derive(Copy, Clone, Eq, PartialEq, Ord, PartialOrd, Hash, Debug)]

@@ -7,6 +7,19 @@ use super::{Ended, Entity, Graph, Past, Reflection, Relation, Target};
 use crate::model;
 use crate::record::{Op, Record};
 
+/// A graph's whole state in the model's shapes (what its snapshot writes).
+#[derive(serde::Serialize)]
+pub struct State<'g> {
+    /// The table of who made changes, in order.
+    pub agents: Vec<model::Provenance<'g>>,
+    /// Entities in full, in order.
+    pub entities: Vec<model::EntityState<'g>>,
+    /// Relations in full: the holding ones in order, then the ended ones.
+    pub relations: Vec<model::RelationState<'g>>,
+    /// Reflections, oldest first.
+    pub reflections: Vec<model::Reflection<'g>>,
+}
+
 /// Entities or relations per record in a [`Graph::snapshot`] (bounds a record's size).
 pub const SNAPSHOT_CHUNK: usize = 1000;
 
@@ -107,24 +120,36 @@ impl Graph {
         }
     }
 
-    /// Records that build this graph from nothing, whole: entities, relations (holding,
-    /// then ended), reflections, [`SNAPSHOT_CHUNK`] per record, the first record starting
-    /// with the table of who made changes.
-    pub fn snapshot(&self) -> Vec<Vec<u8>> {
-        let agents: Vec<_> = self.agents().collect();
-        let agents = (!agents.is_empty()).then_some(Op::Agents(agents));
-        let entities: Vec<_> = self.entities().map(|(_, e)| self.entity_state(e)).collect();
+    /// The whole graph in the model's shapes.
+    pub fn state(&self) -> State<'_> {
         let holding = self.relations().map(|(_, r)| self.relation_state(r, 0));
         let ended = self
             .ended
             .iter()
             .map(|e: &Ended| self.relation_state(&e.relation, e.at));
-        let relations: Vec<_> = holding.chain(ended).collect();
-        let reflections: Vec<_> = self
-            .reflections
-            .iter()
-            .map(|r| self.reflection_text(r))
-            .collect();
+        State {
+            agents: self.agents().collect(),
+            entities: self.entities().map(|(_, e)| self.entity_state(e)).collect(),
+            relations: holding.chain(ended).collect(),
+            reflections: self
+                .reflections
+                .iter()
+                .map(|r| self.reflection_text(r))
+                .collect(),
+        }
+    }
+
+    /// Records that build this graph from nothing, whole: entities, relations (holding,
+    /// then ended), reflections, [`SNAPSHOT_CHUNK`] per record, the first record starting
+    /// with the table of who made changes.
+    pub fn snapshot(&self) -> Vec<Vec<u8>> {
+        let State {
+            agents,
+            entities,
+            relations,
+            reflections,
+        } = self.state();
+        let agents = (!agents.is_empty()).then_some(Op::Agents(agents));
         let mut records: Vec<Record<'_>> = chunks(&entities, Op::PutEntities)
             .chain(chunks(&relations, Op::PutRelations))
             .chain(chunks(&reflections, Op::PutReflections))

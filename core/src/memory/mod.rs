@@ -401,17 +401,11 @@ impl<L: Log> Memory<L> {
         self.current()?;
         let (graph, notes) = imported(bytes).map_err(Error::ImportRefused)?;
         let mut summary = if self.graph.entity_count() + self.graph.relation_count() == 0 {
-            let entities = graph.entities().map(|(_, e)| graph.entity_state(e));
-            let holding = graph.relations().map(|(_, r)| graph.relation_state(r, 0));
-            let ended = graph
-                .ended()
-                .iter()
-                .map(|e| graph.relation_state(&e.relation, e.at));
-            let reflections = graph.reflections().iter().map(|r| graph.reflection_text(r));
+            let state = graph.state();
             let whole = [
-                Op::PutEntities(entities.collect()),
-                Op::PutRelations(holding.chain(ended).collect()),
-                Op::PutReflections(reflections.collect()),
+                Op::PutEntities(state.entities),
+                Op::PutRelations(state.relations),
+                Op::PutReflections(state.reflections),
             ];
             let nonempty = |op: &Op<'_>| match op {
                 Op::PutEntities(v) => !v.is_empty(),

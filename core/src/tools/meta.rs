@@ -190,7 +190,6 @@ pub struct EntityDetail<'a> {
 
 /// The detail of entity `e`.
 pub fn entity_detail<'g>(graph: &'g Graph, e: &Entity, history: bool) -> EntityDetail<'g> {
-    let text = |sym| graph.text(sym);
     let state = graph.entity_state(e);
     let view = |f: &model::Fact<'g>| FactView {
         id: f.id,
@@ -201,14 +200,13 @@ pub fn entity_detail<'g>(graph: &'g Graph, e: &Entity, history: bool) -> EntityD
         superseded_at: shown(f.superseded),
     };
     let (current, past): (Vec<_>, Vec<_>) = state.facts.iter().partition(|f| f.superseded == 0);
-    let extra = e.extra.as_deref();
     EntityDetail {
-        created_at: shown(e.created),
-        updated_at: shown(e.updated),
-        tags: extra.map_or(Vec::new(), |x| x.tags.iter().map(|&t| text(t)).collect()),
-        importance: extra.and_then(|x| x.importance),
-        parent: extra.and_then(|x| x.parent).map(text),
-        status: extra.and_then(|x| x.status).map_or("active", text),
+        created_at: shown(state.created),
+        updated_at: shown(state.updated),
+        tags: state.tags,
+        importance: state.importance,
+        parent: state.parent,
+        status: state.status.unwrap_or("active"),
         facts: current.into_iter().map(view).collect(),
         superseded: history.then(|| past.into_iter().map(view).collect()),
     }
