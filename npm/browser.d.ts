@@ -22,6 +22,8 @@ export interface BrowserOpenOptions {
   durability?: 'relaxed' | 'strict';
   /** The IndexedDB factory (default: the global `indexedDB`). */
   indexedDB?: IDBFactory;
+  /** Days of history the memory keeps for the history tool, reads asOf and undo (default 30; 0: none). */
+  historyDays?: number;
   /**
    * Where the engine's WebAssembly is: a URL, a Response, bytes or a compiled module.
    * Default: `dist/web/mcp_memory_bg.wasm` beside the package's JavaScript (bundlers must

@@ -43,6 +43,8 @@ export interface OpenOptions {
   durability?: 'background' | 'sync';
   /** Who changes are made for: stamped on each, beside the MCP client and session. */
   actor?: string;
+  /** Days of history the file keeps for the history tool, reads asOf and undo (default 30; 0: none). */
+  historyDays?: number;
 }
 
 /** A tool call that failed: the tool's error text (an MCP result with `isError: true`). */

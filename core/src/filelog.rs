@@ -364,6 +364,20 @@ impl<D: Disk> Log for FileLog<D> {
         self.disk.sync()
     }
 
+    fn entries(&mut self) -> Result<Vec<Vec<u8>>, LogError> {
+        if self.foreign {
+            return Ok(Vec::new());
+        }
+        let bytes = self.disk.read_at(0, self.len as usize)?;
+        let scan = frame::scan(&bytes).map_err(|e| {
+            LogError(format!(
+                "{}: {e}; the file was left untouched",
+                self.disk.name()
+            ))
+        })?;
+        Ok(scan.records.iter().map(|r| r.to_vec()).collect())
+    }
+
     fn replace(&mut self, entries: &[Vec<u8>]) -> Result<(), LogError> {
         let bytes = frame::encode_log(entries.iter().map(Vec::as_slice));
         let tmp = format!(

@@ -9,6 +9,8 @@
 //!   from then until the request is answered no other writer appends.
 //! - [`Log::append`] must leave either the whole entry or nothing in the log, in call order.
 //! - [`Log::sync`] is called before every reply that follows an append.
+//! - [`Log::entries`] returns every entry the log holds, as replay would (the history
+//!   tools read it, within a request, after a refresh).
 //! - [`Log::replace`] swaps the whole log atomically: afterwards replay yields exactly the new
 //!   entries, and a crash leaves either the old log or the new one.
 //!
@@ -50,6 +52,9 @@ pub trait Log {
     fn append(&mut self, entry: &[u8]) -> Result<(), LogError>;
     /// Makes every appended entry durable, as the host's durability policy defines.
     fn sync(&mut self) -> Result<(), LogError>;
+    /// Every record payload the log holds now, oldest first: what a replay would return.
+    /// Called only after a refresh, within the same request.
+    fn entries(&mut self) -> Result<Vec<Vec<u8>>, LogError>;
     /// Atomically replaces the whole log with these record payloads.
     fn replace(&mut self, entries: &[Vec<u8>]) -> Result<(), LogError>;
 }

@@ -222,3 +222,21 @@ pub struct NewRelation<'a> {
     /// Free text on its circumstances, if any.
     pub context: Option<&'a str>,
 }
+
+/// Part of the graph put back as it was (what an undo logs): first the entities and
+/// relations named leave, then the given states are put in.
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone, Default)]
+pub struct Restore<'a> {
+    /// Names whose every entity leaves (relations at them stay).
+    #[serde(borrow)]
+    pub entities: Vec<&'a str>,
+    /// Triples whose every relation, holding or ended, leaves.
+    #[serde(borrow)]
+    pub relations: Vec<Relation<'a>>,
+    /// Entities put in, as given.
+    #[serde(borrow)]
+    pub put_entities: Vec<EntityState<'a>>,
+    /// Relations put in, as given (ended ones to the history).
+    #[serde(borrow)]
+    pub put_relations: Vec<RelationState<'a>>,
+}

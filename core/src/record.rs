@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::{
     Entity, EntityPatch, EntityState, Millis, NewFacts, NewReflection, NewRelation, Observations,
-    Provenance, Reflection, Relation, RelationState,
+    Provenance, Reflection, Relation, RelationState, Restore,
 };
 
 /// One operation on the graph. The first six are the reference's changes; the rest carry
@@ -84,10 +84,13 @@ pub enum Op<'a> {
     /// to them, so no trace of them stays in the graph.
     #[serde(borrow)]
     Forget(Vec<&'a str>),
+    /// Put part of the graph back as it was (an undo).
+    #[serde(borrow)]
+    Restore(Restore<'a>),
 }
 
 /// The names of [`Op`]'s variants, by index (snake case, as reports print them).
-pub const OP_NAMES: [&str; 17] = [
+pub const OP_NAMES: [&str; 18] = [
     "create_entities",
     "create_relations",
     "add_observations",
@@ -105,6 +108,7 @@ pub const OP_NAMES: [&str; 17] = [
     "end_relations",
     "reflect",
     "forget",
+    "restore",
 ];
 
 impl Op<'_> {
@@ -128,6 +132,7 @@ impl Op<'_> {
             Op::EndRelations(_) => 14,
             Op::Reflect(_) => 15,
             Op::Forget(_) => 16,
+            Op::Restore(_) => 17,
         }
     }
 
@@ -386,6 +391,17 @@ mod tests {
                 content: "r",
             }]),
             Op::Forget(vec!["a"]),
+            Op::Restore(Restore {
+                entities: vec!["a"],
+                relations: vec![t()],
+                put_entities: vec![],
+                put_relations: vec![RelationState {
+                    relation: t(),
+                    created: 5,
+                    context: None,
+                    ended: 0,
+                }],
+            }),
         ]
     }
 

@@ -11,7 +11,7 @@ use mcp_memory_core::frame;
 use mcp_memory_core::graph::Graph;
 use mcp_memory_core::model::{
     Entity, EntityPatch, EntityState, Fact, NewFact, NewFacts, NewReflection, NewRelation,
-    Observations, Provenance, Reflection, Relation, RelationState, Target,
+    Observations, Provenance, Reflection, Relation, RelationState, Restore, Target,
 };
 use mcp_memory_core::record::{Agent, OP_NAMES, Op, Record, Stamp};
 use mcp_memory_core::{Contents, Server};
@@ -34,6 +34,9 @@ const V2_EXPECTED: &str = "v2-every-op.expected.json";
 /// Added with `Forget`.
 const FORGET_LOG: &str = "v2-forget.mcpmem";
 const FORGET_EXPECTED: &str = "v2-forget.expected.json";
+
+const RESTORE_LOG: &str = "v2-restore.mcpmem";
+const RESTORE_EXPECTED: &str = "v2-restore.expected.json";
 
 /// Which variant of the wire format a record is: a single op of the first format (0–5), a
 /// batch (6) or a stamped change (7). Kept in step with `record::Wire` by hand: a new wire
@@ -380,6 +383,107 @@ fn forget_records() -> Vec<Record<'static>> {
     ]
 }
 
+/// A change to an entity and a relation, then a change putting both back as they were
+/// (what `undo` logs): the `restore` fixture.
+fn restore_records() -> Vec<Record<'static>> {
+    let by = Agent::New(Provenance {
+        client: "c",
+        version: "1",
+        session: "s",
+        actor: Some("me"),
+    });
+    let at = |n: u64| {
+        Some(Stamp {
+            at: T0 + n,
+            by: Agent::Known(0),
+        })
+    };
+    let ada = |observations| EntityState {
+        name: "Ada",
+        entity_type: "person",
+        created: T0,
+        updated: T0,
+        tags: vec![],
+        importance: None,
+        parent: None,
+        status: None,
+        next_fact: 2,
+        facts: observations,
+    };
+    let wrote = Fact {
+        text: "wrote programs",
+        id: 1,
+        kind: None,
+        created: T0,
+        supersedes: 0,
+        superseded: 0,
+    };
+    vec![
+        Record {
+            stamp: Some(Stamp { at: T0, by }),
+            ops: vec![
+                Op::CreateEntities(vec![Entity {
+                    name: "Ada",
+                    entity_type: "person",
+                    observations: vec!["wrote programs"],
+                }]),
+                Op::CreateRelations(vec![triple("Ada", "Babbage", "knows")]),
+            ],
+        },
+        Record {
+            stamp: at(1),
+            ops: vec![
+                Op::AddObservations(vec![Observations {
+                    entity: "Ada",
+                    contents: vec!["liked poetry"],
+                }]),
+                Op::EndRelations(vec![triple("Ada", "Babbage", "knows")]),
+            ],
+        },
+        Record {
+            stamp: at(2),
+            ops: vec![Op::Restore(Restore {
+                entities: vec!["Ada"],
+                relations: vec![triple("Ada", "Babbage", "knows")],
+                put_entities: vec![ada(vec![wrote])],
+                put_relations: vec![RelationState {
+                    relation: triple("Ada", "Babbage", "knows"),
+                    created: T0,
+                    context: None,
+                    ended: 0,
+                }],
+            })],
+        },
+    ]
+}
+
+/// Writes the `restore` fixture (once, like the others).
+#[test]
+#[ignore = "writes the frozen fixture files; run once per new variant, never again"]
+fn write_restore_fixture() {
+    write_state_fixture(RESTORE_LOG, RESTORE_EXPECTED, &restore_records());
+}
+
+/// The frozen `restore` log replays to its expected state: the entity and the relation as
+/// they were before the change the restore undid.
+#[test]
+fn restore_log_replays_to_expected_state() {
+    let bytes = std::fs::read(fixture(RESTORE_LOG)).expect("the committed restore fixture");
+    let scan = frame::scan(&bytes).unwrap();
+    for (payload, written) in scan.records.iter().zip(&restore_records()) {
+        let decoded = Record::decode(payload).expect("decodes");
+        assert_eq!(&decoded, written);
+        assert_eq!(decoded.encode(), *payload);
+    }
+    let payloads: Vec<Vec<u8>> = scan.records.iter().map(|r| r.to_vec()).collect();
+    let state = state_of(&replayed_graph(&payloads));
+    let text = std::fs::read_to_string(fixture(RESTORE_EXPECTED)).unwrap();
+    assert_eq!(state, serde_json::from_str::<Value>(&text).unwrap());
+    let before = state_of(&replayed_graph(&payloads[..1]));
+    assert_eq!(state["entities"], before["entities"]);
+    assert_eq!(state["relations"], before["relations"]);
+}
+
 /// Writes the `forget` fixture (once, like the others).
 #[test]
 #[ignore = "writes the frozen fixture files; run once per new variant, never again"]
@@ -464,6 +568,7 @@ fn v2_log_holds_every_op_replays_to_expected_state_and_snapshots_to_it() {
     ops.extend(
         forget_records()
             .iter()
+            .chain(&restore_records())
             .flat_map(|r| r.ops.iter().map(Op::index)),
     );
     let every: std::collections::BTreeSet<usize> = (0..OP_NAMES.len())

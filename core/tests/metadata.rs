@@ -15,22 +15,6 @@ const T0_ISO: &str = "2023-11-14T22:13:20.000Z";
 const T1: u64 = T0 + 60_000;
 const T1_ISO: &str = "2023-11-14T22:14:20.000Z";
 
-/// Sets the host's clock for the next calls (a ping at that time).
-fn at<L: Log>(m: &mut Server<L>, ms: u64) {
-    m.handle_in(0, ms, r#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#);
-}
-
-/// A memory whose client said who it is, at T0.
-fn fresh_at_t0() -> (Server<MemLog>, MemLog) {
-    let log = MemLog::new();
-    let mut m = open(log.clone());
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "claude-code", "version": "2.1.0"}}});
-    m.handle_in(0, T0, &init.to_string());
-    (m, log)
-}
-
 fn open_detailed<L: Log>(m: &mut Server<L>, names: &[&str], include: &[&str]) -> Value {
     call_ok(m, "open_nodes", json!({"names": names, "include": include}))
 }
@@ -41,7 +25,7 @@ fn decoded(bytes: &[u8]) -> Record<'_> {
 
 #[test]
 fn changes_carry_the_hosts_time_and_who_made_them_and_replay_keeps_both() {
-    let (mut m, log) = fresh_at_t0();
+    let (mut m, log) = initialized_at(T0);
     m.set_actor(Some("ada".into()));
     call_ok(
         &mut m,
@@ -104,7 +88,7 @@ fn changes_carry_the_hosts_time_and_who_made_them_and_replay_keeps_both() {
 
 #[test]
 fn a_clock_that_goes_back_never_stamps_a_change_earlier_than_the_last() {
-    let (mut m, log) = fresh_at_t0();
+    let (mut m, log) = initialized_at(T0);
     call_ok(
         &mut m,
         "create_entities",
@@ -121,7 +105,7 @@ fn a_clock_that_goes_back_never_stamps_a_change_earlier_than_the_last() {
 
 #[test]
 fn without_include_every_read_answers_as_the_reference_does() {
-    let (mut m, _log) = fresh_at_t0();
+    let (mut m, _log) = initialized_at(T0);
     call_ok(
         &mut m,
         "create_entities",
@@ -155,7 +139,7 @@ fn without_include_every_read_answers_as_the_reference_does() {
 
 #[test]
 fn update_entities_sets_and_clears_metadata_and_keeps_what_it_leaves_out() {
-    let (mut m, _log) = fresh_at_t0();
+    let (mut m, _log) = initialized_at(T0);
     call_ok(
         &mut m,
         "create_entities",
@@ -190,7 +174,7 @@ fn update_entities_sets_and_clears_metadata_and_keeps_what_it_leaves_out() {
 
 #[test]
 fn bad_metadata_is_refused_naming_the_field_and_the_rule_and_changes_nothing() {
-    let (mut m, log) = fresh_at_t0();
+    let (mut m, log) = initialized_at(T0);
     call_ok(
         &mut m,
         "create_entities",
@@ -297,7 +281,7 @@ fn bad_metadata_is_refused_naming_the_field_and_the_rule_and_changes_nothing() {
 
 #[test]
 fn a_superseding_observation_replaces_the_old_one_which_stays_as_history() {
-    let (mut m, log) = fresh_at_t0();
+    let (mut m, log) = initialized_at(T0);
     call_ok(
         &mut m,
         "create_entities",
@@ -344,7 +328,7 @@ fn a_superseding_observation_replaces_the_old_one_which_stays_as_history() {
 
 #[test]
 fn an_ended_relation_leaves_the_graph_and_stays_as_history() {
-    let (mut m, log) = fresh_at_t0();
+    let (mut m, log) = initialized_at(T0);
     call_ok(
         &mut m,
         "create_entities",
@@ -388,7 +372,7 @@ fn an_ended_relation_leaves_the_graph_and_stays_as_history() {
 
 #[test]
 fn a_reflection_is_numbered_and_its_author_is_the_client_unless_given() {
-    let (mut m, log) = fresh_at_t0();
+    let (mut m, log) = initialized_at(T0);
     call_ok(
         &mut m,
         "create_entities",
@@ -419,7 +403,7 @@ fn a_reflection_is_numbered_and_its_author_is_the_client_unless_given() {
 
 #[test]
 fn forget_removes_every_trace_and_compacts_so_the_bytes_leave_the_file() {
-    let (mut m, log) = fresh_at_t0();
+    let (mut m, log) = initialized_at(T0);
     call_ok(
         &mut m,
         "create_entities",
@@ -497,7 +481,7 @@ fn forget_removes_every_trace_and_compacts_so_the_bytes_leave_the_file() {
 
 #[test]
 fn reflections_are_found_by_their_words_best_first_and_filtered() {
-    let (mut m, _log) = fresh_at_t0();
+    let (mut m, _log) = initialized_at(T0);
     call_ok(
         &mut m,
         "create_entities",

@@ -68,6 +68,9 @@ impl Log for DiskLog {
     fn sync(&mut self) -> Result<(), LogError> {
         Ok(())
     }
+    fn entries(&mut self) -> Result<Vec<Vec<u8>>, LogError> {
+        Ok(self.disk.borrow().records.clone())
+    }
     fn replace(&mut self, entries: &[Vec<u8>]) -> Result<(), LogError> {
         let mut d = self.disk.borrow_mut();
         d.records = entries.to_vec();
@@ -204,6 +207,9 @@ fn unreadable_log_fails_the_call_without_changing_anything() {
         }
         fn sync(&mut self) -> Result<(), LogError> {
             self.0.sync()
+        }
+        fn entries(&mut self) -> Result<Vec<Vec<u8>>, LogError> {
+            self.0.entries()
         }
         fn replace(&mut self, e: &[Vec<u8>]) -> Result<(), LogError> {
             self.0.replace(e)

@@ -12,7 +12,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use mcp_memory::disk::{Durability, FsDisk, open_log};
-use mcp_memory::engine::Server;
+use mcp_memory::engine::{Options, Server};
 use mcp_memory_core::Server as CoreServer;
 use mcp_memory_core::filelog::FileLog;
 use serde_json::{Value, json};
@@ -191,7 +191,9 @@ fn open_native(path: &Path) -> Native {
 
 fn open_component(path: &Path) -> Server {
     let log = open_log(path, Durability::Background).expect("open log");
-    Server::open(log, None).expect("open component").0
+    Server::open(log, &Options::default())
+        .expect("open component")
+        .0
 }
 
 fn main() {

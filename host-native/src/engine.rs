@@ -16,6 +16,8 @@ wasmtime::component::bindgen!({
     path: "../wit",
 });
 
+/// How a memory is opened (the WIT `options` record): actor, days of history kept.
+pub use self::exports::mcp_memory::memory::server::Options;
 use self::exports::mcp_memory::memory::server::{LogOp as WitLogOp, MemoryError};
 use self::mcp_memory::memory::log;
 
@@ -61,6 +63,16 @@ impl From<MemoryError> for CallError {
 /// The component, precompiled for this architecture by `build.rs`.
 static PRECOMPILED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/memory.cwasm"));
 
+impl Default for Options {
+    /// No actor; the core's default days of history.
+    fn default() -> Self {
+        Options {
+            actor: None,
+            history_days: mcp_memory_core::memory::DEFAULT_HISTORY_DAYS,
+        }
+    }
+}
+
 /// The store's state: the host side of the `log` import.
 struct HostState {
     log: FileLog<FsDisk>,
@@ -87,6 +99,10 @@ impl log::Host for HostState {
 
     fn sync(&mut self) -> Result<(), String> {
         self.log.sync().map_err(|e| e.0)
+    }
+
+    fn entries(&mut self) -> Result<Vec<Vec<u8>>, String> {
+        self.log.entries().map_err(|e| e.0)
     }
 
     fn replace(&mut self, entries: Vec<Vec<u8>>) -> Result<(), String> {
@@ -117,9 +133,9 @@ pub struct Server {
 }
 
 impl Server {
-    /// Instantiates the component over `log` and opens the memory, for `actor` (stamped on
-    /// every change) if given. Returns warnings.
-    pub fn open(log: FileLog<FsDisk>, actor: Option<&str>) -> Result<(Server, Vec<String>)> {
+    /// Instantiates the component over `log` and opens the memory with these options (the
+    /// actor stamped on every change, the days of history kept). Returns warnings.
+    pub fn open(log: FileLog<FsDisk>, options: &Options) -> Result<(Server, Vec<String>)> {
         let engine = Engine::new(&engine_config::config())?;
         // SAFETY: PRECOMPILED was produced by `Engine::precompile_component` in build.rs, with
         // the same wasmtime version and configuration, and is embedded read-only.
@@ -134,7 +150,7 @@ impl Server {
         let opened = bindings
             .mcp_memory_memory_server()
             .memory()
-            .call_open(&mut store, actor);
+            .call_open(&mut store, options);
         store.data_mut().log.unlock();
         let mut warnings = store.data_mut().log.take_warnings();
         let (memory, more) = opened?.map_err(|e| anyhow!(e))?;

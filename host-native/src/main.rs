@@ -12,11 +12,12 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use mcp_memory::auth::{TOKEN_ENV, Token};
 use mcp_memory::disk::{Durability, open_log};
-use mcp_memory::engine::{CallError, Server};
+use mcp_memory::engine::{CallError, Options, Server};
 use mcp_memory::listen::{self, Listen, Network};
 use mcp_memory::seeddb;
 use mcp_memory::service::Service;
 use mcp_memory::{config, stdio};
+use mcp_memory_core::memory::DEFAULT_HISTORY_DAYS;
 use mcp_memory_core::{Error, frame};
 
 /// The exit status of an `import` whose file could not be read (sysexits' EX_DATAERR):
@@ -41,6 +42,12 @@ struct Cli {
     /// and session, in the memory file.
     #[arg(long, value_name = "NAME", env = "MCP_MEMORY_ACTOR", global = true)]
     actor: Option<String>,
+
+    /// Days of history the memory file keeps (what the history tool lists, reads asOf and
+    /// undo reach): compaction folds older changes into the state they left; 0 keeps none.
+    #[arg(long, value_name = "DAYS", env = "MCP_MEMORY_HISTORY_DAYS", global = true,
+          default_value_t = DEFAULT_HISTORY_DAYS)]
+    history_days: u32,
 
     /// How MCP clients connect.
     #[arg(long, value_enum, default_value_t = Transport::Stdio)]
@@ -124,8 +131,8 @@ enum Command {
         /// The file to read.
         file: PathBuf,
     },
-    /// Rewrite the memory file as the graph as it stands (deleted text leaves the file);
-    /// safe while servers run on it.
+    /// Rewrite the memory file keeping --history-days of history (older changes and deleted
+    /// text leave the file); safe while servers run on it.
     Compact,
     /// Check a memory file (a log or a reference memory.jsonl) without changing it.
     ///
@@ -192,9 +199,9 @@ fn convert_database(path: &Path) -> Result<()> {
     Ok(())
 }
 
-fn open(path: &Path, durability: Durability, actor: Option<&str>) -> Result<Server> {
+fn open(path: &Path, durability: Durability, options: &Options) -> Result<Server> {
     convert_database(path)?;
-    let (server, warnings) = Server::open(open_log(path, durability)?, actor)?;
+    let (server, warnings) = Server::open(open_log(path, durability)?, options)?;
     for w in warnings {
         eprintln!("mcp-memory: warning: {w}");
     }
@@ -208,15 +215,18 @@ fn main() -> Result<()> {
         std::env::var_os(config::ENV_VAR),
     )?;
     let durability = cli.durability;
-    let actor = cli.actor.clone();
+    let options = Options {
+        actor: cli.actor.clone(),
+        history_days: cli.history_days,
+    };
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => {
-            let server = open(&path, durability, actor.as_deref())?;
+            let server = open(&path, durability, &options)?;
             let reopen_path = path.clone();
-            let reopen_actor = actor.clone();
+            let reopen_options = options.clone();
             let service = Service::new(
                 server,
-                Box::new(move || open(&reopen_path, durability, reopen_actor.as_deref())),
+                Box::new(move || open(&reopen_path, durability, &reopen_options)),
             );
             let network = match cli.transport {
                 Transport::Stdio => {
@@ -243,7 +253,7 @@ fn main() -> Result<()> {
             listen::serve(network, listen, service, &path.display().to_string())
         }
         Command::Compact => {
-            let records = open(&path, durability, actor.as_deref())?.compact()?;
+            let records = open(&path, durability, &options)?.compact()?;
             eprintln!(
                 "mcp-memory: {}: compacted to {records} records",
                 path.display()
@@ -252,12 +262,10 @@ fn main() -> Result<()> {
         }
         Command::Export { format, output } => {
             let bytes = match (format, path.exists()) {
-                (Format::Jsonl, true) => {
-                    open(&path, durability, actor.as_deref())?.export_jsonl()?
-                }
-                (Format::Log, true) => open(&path, durability, actor.as_deref())?.export_log()?,
+                (Format::Jsonl, true) => open(&path, durability, &options)?.export_jsonl()?,
+                (Format::Log, true) => open(&path, durability, &options)?.export_log()?,
                 (Format::MemoryMcp, true) => {
-                    open(&path, durability, actor.as_deref())?.export_memory_mcp()?
+                    open(&path, durability, &options)?.export_memory_mcp()?
                 }
                 (Format::Jsonl | Format::MemoryMcp, false) => Vec::new(),
                 (Format::Log, false) => frame::encode_log(std::iter::empty()),
@@ -271,7 +279,7 @@ fn main() -> Result<()> {
         Command::Forget { names } => {
             let call = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                 "params": {"name": "forget", "arguments": {"entityNames": names}}});
-            let mut server = open(&path, durability, actor.as_deref())?;
+            let mut server = open(&path, durability, &options)?;
             let replies = server.handle(0, &call.to_string())?;
             let reply: serde_json::Value = replies
                 .last()
@@ -294,7 +302,7 @@ fn main() -> Result<()> {
                 eprintln!("mcp-memory: {}: {}", file.display(), read.summary);
                 data = read.log;
             }
-            match open(&path, durability, actor.as_deref())?.import_file(&data) {
+            match open(&path, durability, &options)?.import_file(&data) {
                 Ok(summary) => {
                     eprintln!("mcp-memory: {}: {summary}", path.display());
                     Ok(())

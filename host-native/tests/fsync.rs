@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use mcp_memory::disk::{Durability, FsDisk};
-use mcp_memory::engine::Server;
+use mcp_memory::engine::{Options, Server};
 use mcp_memory_core::filelog::FileLog;
 use serde_json::{Value, json};
 
@@ -30,7 +30,7 @@ fn flaky_fsync(file: &File) -> io::Result<()> {
 
 fn open(path: &std::path::Path, fsync: mcp_memory::disk::Fsync) -> Server {
     let disk = FsDisk::open_with_fsync(path, Durability::Background, fsync).expect("open");
-    Server::open(FileLog::new(disk), None)
+    Server::open(FileLog::new(disk), &Options::default())
         .expect("the memory opens")
         .0
 }

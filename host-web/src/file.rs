@@ -174,6 +174,13 @@ impl FileMemory {
         self.server.set_actor(actor);
     }
 
+    /// Sets how many days of history compaction keeps before the latest change (0: none;
+    /// 30 unless set).
+    #[wasm_bindgen(js_name = setHistoryDays)]
+    pub fn set_history_days(&mut self, days: u32) {
+        self.server.set_history_days(days);
+    }
+
     /// Warnings for the user since the last call (conversion, torn tails, stale locks).
     #[wasm_bindgen(js_name = takeWarnings)]
     pub fn take_warnings(&mut self) -> Vec<String> {

@@ -23,21 +23,34 @@ struct QueueLog {
     replacement: Option<Vec<Vec<u8>>>,
     /// Records to store after those already stored.
     appended: Vec<Vec<u8>>,
+    /// Every record the log holds as this memory has seen it (the history tools read it;
+    /// the store cannot be read synchronously).
+    held: Vec<Vec<u8>>,
 }
 
 impl Log for QueueLog {
     fn replay(&mut self) -> Result<Contents, LogError> {
+        self.held = self.opened.clone();
         Ok(Contents::Records(core::mem::take(&mut self.opened)))
     }
     fn refresh(&mut self) -> Result<Changes, LogError> {
-        Ok(self
+        let changes = self
             .delivered
             .take()
-            .unwrap_or(Changes::Appended(Vec::new())))
+            .unwrap_or(Changes::Appended(Vec::new()));
+        match &changes {
+            Changes::Appended(records) => self.held.extend_from_slice(records),
+            Changes::Replaced(records) => self.held.clone_from(records),
+        }
+        Ok(changes)
     }
     fn append(&mut self, entry: &[u8]) -> Result<(), LogError> {
         self.appended.push(entry.to_vec());
+        self.held.push(entry.to_vec());
         Ok(())
+    }
+    fn entries(&mut self) -> Result<Vec<Vec<u8>>, LogError> {
+        Ok(self.held.clone())
     }
     /// Durability is the caller's: the reply waits for the store transaction.
     fn sync(&mut self) -> Result<(), LogError> {
@@ -45,6 +58,7 @@ impl Log for QueueLog {
     }
     fn replace(&mut self, entries: &[Vec<u8>]) -> Result<(), LogError> {
         self.replacement = Some(entries.to_vec());
+        self.held = entries.to_vec();
         self.appended.clear();
         Ok(())
     }
@@ -85,6 +99,13 @@ impl QueueMemory {
     #[wasm_bindgen(js_name = setActor)]
     pub fn set_actor(&mut self, actor: Option<String>) {
         self.server.set_actor(actor);
+    }
+
+    /// Sets how many days of history compaction keeps before the latest change (0: none;
+    /// 30 unless set).
+    #[wasm_bindgen(js_name = setHistoryDays)]
+    pub fn set_history_days(&mut self, days: u32) {
+        self.server.set_history_days(days);
     }
 
     /// Hands in what other writers stored since this memory last looked: records appended

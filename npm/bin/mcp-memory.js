@@ -26,7 +26,8 @@ Commands:
           Rust mcp-memory 1.x/2.0 log) into the memory
   verify  Check a memory file (a log or a reference memory.jsonl) without changing it
   repair  Write the readable part of a damaged memory file to a new file (FILE is not changed)
-  compact Rewrite the memory file as the graph as it stands (deleted text leaves the file)
+  compact Rewrite the memory file keeping --history-days of history (older changes and
+          deleted text leave the file)
 
 Options:
   -f, --memory-file <PATH>          The memory file [default: $MEMORY_FILE_PATH, else
@@ -40,6 +41,11 @@ Options:
       --actor <NAME>                Who this server runs for: stamped on every change it
                                     makes, beside the client's name and session, in the
                                     memory file [env: MCP_MEMORY_ACTOR=]
+      --history-days <DAYS>         Days of history the memory file keeps (what the
+                                    history tool lists, reads asOf and undo reach):
+                                    compaction folds older changes into the state they
+                                    left; 0 keeps none [env: MCP_MEMORY_HISTORY_DAYS=]
+                                    [default: 30]
       --transport <stdio>           How MCP clients connect [default: stdio]
   -h, --help                        Print help
   -V, --version                     Print version
@@ -69,6 +75,7 @@ try {
       'memory-file': { type: 'string', short: 'f' },
       durability: { type: 'string', default: 'background' },
       actor: { type: 'string' },
+      'history-days': { type: 'string' },
       transport: { type: 'string', default: 'stdio' },
       format: { type: 'string' },
       output: { type: 'string', short: 'o' },
@@ -105,7 +112,15 @@ for (const [option, commands] of Object.entries(OPTION_OF)) {
   if (!commands.includes(command) && values[option] !== undefined) fail(`unexpected argument '--${option}' found`);
 }
 const path = memoryPath(values['memory-file']);
-const options = { durability: values.durability, actor: values.actor ?? process.env.MCP_MEMORY_ACTOR };
+const historyDays = values['history-days'] ?? process.env.MCP_MEMORY_HISTORY_DAYS ?? '30';
+if (!/^\d+$/.test(historyDays) || Number(historyDays) > 4294967295) {
+  fail(`invalid value '${historyDays}' for '--history-days <DAYS>': a whole number of days is expected`);
+}
+const options = {
+  durability: values.durability,
+  actor: values.actor ?? process.env.MCP_MEMORY_ACTOR,
+  historyDays: Number(historyDays),
+};
 
 function open() {
   const memory = new Memory(path, options);

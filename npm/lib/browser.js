@@ -26,6 +26,13 @@ function loadEngine(wasm) {
 
 const decoder = new TextDecoder();
 
+/** The engine's memory over these records, keeping `historyDays` of history if given. */
+function openQueue(records, historyDays) {
+  const inner = QueueMemory.open(records);
+  if (historyDays !== undefined) inner.setHistoryDays(historyDays);
+  return inner;
+}
+
 /** What to answer to `message` when it could not be handled: a JSON-RPC internal error. */
 function failureReplies(message, reason) {
   const reply = failureReply(message, reason);
@@ -36,16 +43,17 @@ export class BrowserMemory extends EventTarget {
   /**
    * Opens (creating) the memory called `name` in this origin's IndexedDB and replays it.
    * Options: `durability`: 'strict' (default: a reply waits until its change is on disk) or
-   * 'relaxed' (until IndexedDB committed it; the browser flushes it to disk soon after); `indexedDB`: the IndexedDB factory (the global one by default); `wasm`:
+   * 'relaxed' (until IndexedDB committed it; the browser flushes it to disk soon after); `indexedDB`: the IndexedDB factory (the global one by default); `historyDays`:
+   * days of history kept for the history tool, reads asOf and undo (default 30; 0: none); `wasm`:
    * where the engine's .wasm file is (see the README).
    * Rejects if IndexedDB is unavailable or the log holds records this version cannot read.
    */
-  static async open(name = 'default', { durability = 'strict', indexedDB, wasm } = {}) {
+  static async open(name = 'default', { durability = 'strict', indexedDB, historyDays, wasm } = {}) {
     await loadEngine(wasm);
     const log = await IdbLog.open(name, { durability, indexedDB });
     try {
       const records = await log.load();
-      return new BrowserMemory(name, log, QueueMemory.open(records));
+      return new BrowserMemory(name, log, openQueue(records, historyDays), historyDays);
     } catch (e) {
       log.close();
       throw e;
@@ -67,14 +75,17 @@ export class BrowserMemory extends EventTarget {
   #queue = Promise.resolve();
   /** Other tabs' word that they changed the memory. */
   #channel;
+  /** Days of history kept (undefined: the engine's default). */
+  #historyDays;
 
   /** Use `BrowserMemory.open`. */
-  constructor(name, log, inner) {
+  constructor(name, log, inner, historyDays) {
     super();
     /** The memory's name (its IndexedDB database is `mcp-memory:<name>`). */
     this.name = name;
     this.#log = log;
     this.#inner = inner;
+    this.#historyDays = historyDays;
     // Other tabs (and other BrowserMemory objects of this name) say when they changed the
     // memory; listeners may want to look again.
     this.#channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(`mcp-memory:${name}`) : null;
@@ -196,7 +207,7 @@ export class BrowserMemory extends EventTarget {
   async #reload() {
     const records = await this.#log.load();
     const old = this.#inner;
-    this.#inner = QueueMemory.open(records);
+    this.#inner = openQueue(records, this.#historyDays);
     try {
       old.free();
     } catch {

@@ -20,7 +20,8 @@ export class Memory {
    * Opens the memory kept in `file` (creating it; a reference memory.jsonl is converted,
    * its original kept as `.bak`). Without `file`, MEMORY_FILE_PATH or the default location.
    * Options: `durability`: 'background' (default) or 'sync'; `actor`: who changes are made
-   * for (stamped on each, beside the client and session).
+   * for (stamped on each, beside the client and session); `historyDays`: days of history the
+   * file keeps for the history tool, reads asOf and undo (default 30; 0: none).
    */
   static open(file, options = {}) {
     return new Memory(file, options);
@@ -32,13 +33,14 @@ export class Memory {
   #inner;
   #nextId = 1;
 
-  constructor(file, { durability = 'background', actor } = {}) {
+  constructor(file, { durability = 'background', actor, historyDays } = {}) {
     /** The memory file's absolute path. */
     this.path = memoryPath(file);
     this.#disk = new NodeDisk(this.path, { durability });
     try {
       this.#inner = loadEngine().FileMemory.open(this.#disk);
       if (actor) this.#inner.setActor(actor);
+      if (historyDays !== undefined) this.#inner.setHistoryDays(historyDays);
     } catch (e) {
       this.#disk.close();
       throw e;

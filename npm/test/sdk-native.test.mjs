@@ -220,12 +220,29 @@ const CASES = {
     args: { content: 'Alice and Bob work together', entity: 'Alice', mood: 'curious' },
     check: (r) => assert.ok(r.reflection.id >= 1 && r.reflection.author.length > 0, JSON.stringify(r)),
   },
+  history: {
+    args: { entityName: 'Acme' },
+    // Remembers update_entities' change for undo (listed after history).
+    check: (r) => {
+      patchOfAcme = r.changes.find((c) => c.ops.some((op) => op.op === 'patch_entities'))?.id;
+      assert.ok(patchOfAcme, JSON.stringify(r));
+    },
+  },
+  undo: {
+    get args() {
+      return { changeId: patchOfAcme };
+    },
+    check: (r) => assert.equal(r.undone, patchOfAcme),
+  },
 };
 
-const TOOL_COUNT = 32;
+/** The id of update_entities' change, as history lists it (undo's case undoes it). */
+let patchOfAcme;
+
+const TOOL_COUNT = 34;
 
 /**
- * Lists the tools (all 32, each with a case), builds SETUP, then calls every listed tool
+ * Lists the tools (all 34, each with a case), builds SETUP, then calls every listed tool
  * with its case's arguments: none may fail, and a tool that declares an outputSchema must
  * return structuredContent (the SDK client validates it against that schema). Then the graph
  * must show every write.

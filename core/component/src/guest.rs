@@ -14,7 +14,7 @@ wit_bindgen::generate!({
 });
 
 use exports::mcp_memory::memory::server::{
-    Guest, GuestMemory, LogOp as WitLogOp, Memory as MemoryHandle, MemoryError,
+    Guest, GuestMemory, LogOp as WitLogOp, Memory as MemoryHandle, MemoryError, Options,
 };
 use mcp_memory::memory::log;
 use mcp_memory_core::Error;
@@ -44,6 +44,10 @@ impl Log for HostLog {
 
     fn sync(&mut self) -> Result<(), LogError> {
         log::sync().map_err(LogError)
+    }
+
+    fn entries(&mut self) -> Result<Vec<Vec<u8>>, LogError> {
+        log::entries().map_err(LogError)
     }
 
     fn replace(&mut self, entries: &[Vec<u8>]) -> Result<(), LogError> {
@@ -82,9 +86,10 @@ impl Guest for Component {
 }
 
 impl GuestMemory for GuestMem {
-    fn open(actor: Option<String>) -> Result<(MemoryHandle, Vec<String>), String> {
+    fn open(options: Options) -> Result<(MemoryHandle, Vec<String>), String> {
         let (mut server, warnings) = Server::open(HostLog).map_err(|e| e.to_string())?;
-        server.set_actor(actor);
+        server.set_actor(options.actor);
+        server.set_history_days(options.history_days);
         Ok((MemoryHandle::new(GuestMem(RefCell::new(server))), warnings))
     }
 

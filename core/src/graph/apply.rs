@@ -4,7 +4,7 @@ use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 use super::{
-    AgentSyms, Ended, Entity, EntityId, Extra, FactMeta, Graph, Observer, Past, Reflection,
+    AgentSyms, Ended, Entity, EntityId, Extra, FactMeta, Graph, Ids, Observer, Past, Reflection,
     Relation, RelationId, Target,
 };
 use crate::intern::Sym;
@@ -70,22 +70,9 @@ impl Graph {
             Op::PutEntities(list) => {
                 self.entities.reserve(list.len());
                 self.by_name.reserve(list.len());
-                list.iter().for_each(|e| self.put_entity(e, observer));
+                list.iter().for_each(|e| self.put_entity(e, None, observer));
             }
-            Op::PutRelations(list) => {
-                for r in list {
-                    self.saw(r.created.max(r.ended));
-                    if r.ended == 0 {
-                        self.insert_relation(&r.relation, r.created, r.context);
-                    } else {
-                        let relation = self.intern_relation(&r.relation, r.created, r.context);
-                        self.ended.push(Ended {
-                            relation,
-                            at: r.ended,
-                        });
-                    }
-                }
-            }
+            Op::PutRelations(list) => self.put_relations(list),
             Op::PutReflections(list) => list.iter().for_each(|r| self.put_reflection(r)),
             Op::PatchEntities(list) => list.iter().for_each(|p| self.patch(p, at)),
             Op::AddFacts(list) => {
@@ -106,6 +93,22 @@ impl Graph {
             }
             Op::Forget(names) => {
                 names.iter().for_each(|n| self.forget(n, observer));
+                self.repack_if_sparse(observer);
+            }
+            Op::Restore(r) => {
+                // Entities put back take the places of those removed, in order.
+                let mut freed: Vec<(&str, EntityId)> = Vec::new();
+                for &name in &r.entities {
+                    let ids = self.remove_entities(name, observer);
+                    freed.extend(ids.into_iter().map(|id| (name, id)));
+                }
+                r.relations.iter().for_each(|t| self.unrelate(t));
+                for e in &r.put_entities {
+                    let place = freed.iter().position(|(name, _)| *name == e.name);
+                    let slot = place.map(|at| freed.remove(at).1);
+                    self.put_entity(e, slot, observer);
+                }
+                self.put_relations(&r.put_relations);
                 self.repack_if_sparse(observer);
             }
             Op::Reflect(list) => {
@@ -171,6 +174,21 @@ impl Graph {
         self.entity_count += 1;
         self.by_name.entry(name).or_default().push(id);
         id
+    }
+
+    /// Moves the entity just inserted as `id` (the last slot) to the free `slot`.
+    fn move_last_entity(&mut self, id: EntityId, slot: EntityId) -> EntityId {
+        let entity = self.entities.pop().flatten();
+        debug_assert_eq!(self.entities.len(), id.0 as usize);
+        let name = entity.as_ref().map(|e| e.name);
+        self.entities[slot.0 as usize] = entity;
+        if let Some(ids) = name.and_then(|n| self.by_name.get_mut(&n)) {
+            for listed in ids.iter_mut().filter(|i| **i == id) {
+                *listed = slot;
+            }
+            ids.sort_unstable();
+        }
+        slot
     }
 
     fn entity_mut(&mut self, id: EntityId) -> &mut Entity {
@@ -303,9 +321,19 @@ impl Graph {
         }
     }
 
-    fn put_entity(&mut self, e: &model::EntityState<'_>, observer: &mut impl Observer) {
+    /// Puts an entity in as given: in `slot` (a free one) if given, else after the others.
+    fn put_entity(
+        &mut self,
+        e: &model::EntityState<'_>,
+        slot: Option<EntityId>,
+        observer: &mut impl Observer,
+    ) {
         self.saw(e.created.max(e.updated));
         let id = self.insert_entity(e.name, e.entity_type, e.created, e.updated);
+        let id = match slot {
+            Some(slot) => self.move_last_entity(id, slot),
+            None => id,
+        };
         let current = e.facts.iter().filter(|f| f.superseded == 0);
         self.append_facts(id, current.map(|f| (f.text, f.kind, f.supersedes)), 0);
         let mut past = Vec::new();
@@ -385,13 +413,24 @@ impl Graph {
         for id in self.by_endpoint.remove(&sym).unwrap_or_default() {
             self.remove_relation(id, None);
         }
-        for id in self.by_name.remove(&sym).unwrap_or_default() {
+        self.remove_entities(name, observer);
+    }
+
+    /// Removes every entity with this name (relations at it stay); returns the slots they
+    /// leave free, oldest first.
+    fn remove_entities(&mut self, name: &str, observer: &mut impl Observer) -> Ids<EntityId> {
+        let Some(sym) = self.strings.lookup(name) else {
+            return Ids::new();
+        };
+        let ids = self.by_name.remove(&sym).unwrap_or_default();
+        for &id in &ids {
             if let Some(e) = self.entities[id.0 as usize].take() {
                 self.entity_count -= 1;
                 observer.entity_removed(self, id, &e);
                 self.release_entity(e);
             }
         }
+        ids
     }
 
     /// Removes every trace of `name` from the graph: its entities and relations, its ended
@@ -530,6 +569,39 @@ impl Graph {
                 }
             }
         }
+    }
+
+    fn put_relations(&mut self, list: &[model::RelationState<'_>]) {
+        for r in list {
+            self.saw(r.created.max(r.ended));
+            if r.ended == 0 {
+                self.insert_relation(&r.relation, r.created, r.context);
+            } else {
+                let relation = self.intern_relation(&r.relation, r.created, r.context);
+                self.ended.push(Ended {
+                    relation,
+                    at: r.ended,
+                });
+            }
+        }
+    }
+
+    /// Removes every relation with this triple, holding or ended.
+    fn unrelate(&mut self, r: &model::Relation<'_>) {
+        self.remove_triple(r, None);
+        let Some(key) = self.triple(r.from, r.to, r.relation_type) else {
+            return;
+        };
+        let mut released = Vec::new();
+        self.ended.retain(|e| {
+            let rel = e.relation;
+            let keep = [rel.from, rel.to, rel.relation_type] != key;
+            if !keep {
+                released.extend(key.into_iter().chain(rel.context));
+            }
+            keep
+        });
+        released.into_iter().for_each(|s| self.strings.release(s));
     }
 
     fn put_reflection(&mut self, r: &model::Reflection<'_>) {

@@ -12,6 +12,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::hash::{HashMap, HashSet};
+use crate::index::Indexes;
 use crate::json::{self, parse_lenient, type_name};
 use crate::log::Log;
 use crate::memory::{Error, LogOp, Memory, OpenError};
@@ -342,6 +343,12 @@ impl<L: Log> Server<L> {
         self.actor = actor;
     }
 
+    /// Sets how many days of history compaction keeps before the latest change (`0`: none).
+    pub fn set_history_days(&mut self, days: u32) {
+        self.memory
+            .set_history(Millis::from(days) * crate::memory::DAY_MS);
+    }
+
     /// Imports a memory file into the memory ([`Memory::import`]) at the host's time `now`,
     /// as the host's own change (client `mcp-memory`, session `import`).
     pub fn import(&mut self, bytes: &[u8], now: Millis) -> Result<String, Error> {
@@ -571,6 +578,20 @@ impl<L: Log> Server<L> {
                     Err(e) => output::failure(&e.to_string()),
                 }
             }
+            Outcome::History(query) => match self.memory.journal() {
+                Ok(journal) => tools::history::history(&journal, &query)
+                    .unwrap_or_else(|e| output::failure(&e)),
+                Err(e) => output::failure(&e.to_string()),
+            },
+            Outcome::Undo(change) => match self.memory.undo(change, self.now, &by) {
+                Ok(Ok(())) => {
+                    self.graph_changed(&mut out);
+                    tools::history::undone(change)
+                }
+                Ok(Err(refused)) => output::failure(&refused.0),
+                Err(e) => output::failure(&e.to_string()),
+            },
+            Outcome::AsOf(at) => read_as_of(&mut self.memory, &self.catalog, at, (name, args), by),
             Outcome::Compact => match self.memory.compact() {
                 Ok(records) => {
                     let result = CompactJson { records };
@@ -614,6 +635,33 @@ impl<L: Log> Server<L> {
         self.subscribers.remove(&session);
         self.clients.remove(&session);
         self.notices.retain(|(s, _)| *s != session);
+    }
+}
+
+/// Answers a read asked `asOf` a time on the graph as it was then.
+fn read_as_of<L: Log>(
+    memory: &mut Memory<L>,
+    catalog: &Catalog,
+    at: Millis,
+    (name, args): (&str, &Value),
+    by: Provenance<'_>,
+) -> String {
+    let journal = match memory.journal() {
+        Ok(journal) => journal,
+        Err(e) => return output::failure(&e.to_string()),
+    };
+    match journal.as_of(at) {
+        Ok(Ok(graph)) => {
+            let indexes = Indexes::default();
+            let ctx = Ctx {
+                graph: &graph,
+                indexes: &indexes,
+                by,
+            };
+            tools::run_past(catalog, ctx, name, args)
+        }
+        Ok(Err(start)) => tools::history::before_start(at, start),
+        Err(e) => output::failure(&format!("the memory log could not be read back: {e}")),
     }
 }
 

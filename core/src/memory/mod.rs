@@ -2,6 +2,7 @@
 //! catches up with other writers, commits changes (append → apply → sync), compacts the log,
 //! and exports and imports memory files. What clients say to it is `mcp`'s business.
 
+pub mod history;
 pub mod merge;
 
 use alloc::format;
@@ -16,6 +17,7 @@ use crate::log::{Changes, Contents, Log, LogError};
 use crate::model::{Millis, Provenance};
 use crate::record::{Agent, DecodeError, Op, Record, Stamp};
 use crate::{frame, jsonl, seedlog};
+use history::{ChangeId, Journal, Refused};
 
 /// Why a memory could not be opened.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -173,7 +175,15 @@ pub struct Memory<L: Log> {
     log_bytes: u64,
     /// Log size at which to look again whether most of it is dead (see [`Memory::commit`]).
     compact_at: u64,
+    /// How much history compaction keeps (milliseconds before the latest change).
+    history: Millis,
 }
+
+/// Days of history compaction keeps by default.
+pub const DEFAULT_HISTORY_DAYS: u32 = 30;
+
+/// Milliseconds in a day.
+pub const DAY_MS: Millis = 24 * 60 * 60 * 1000;
 
 /// Logs smaller than this (payload bytes) are never compacted automatically.
 pub const AUTO_COMPACT_MIN_BYTES: u64 = 1 << 20;
@@ -225,6 +235,7 @@ impl<L: Log> Memory<L> {
             unavailable,
             log_bytes,
             compact_at: AUTO_COMPACT_MIN_BYTES.max(log_bytes),
+            history: DEFAULT_HISTORY_DAYS as Millis * DAY_MS,
         };
         Ok((memory, warnings))
     }
@@ -312,17 +323,59 @@ impl<L: Log> Memory<L> {
         Ok(frame::encode_log(records.iter().map(Vec::as_slice)))
     }
 
-    /// Rewrites the log as the records of the graph as it stands (its history, deleted
-    /// strings included, leaves the log), atomically through [`Log::replace`]. Returns the
+    /// Sets how much history compaction keeps: the changes of the last `keep` milliseconds
+    /// before the latest one (`0`: none, the log becomes the graph as it stands).
+    pub fn set_history(&mut self, keep: Millis) {
+        self.history = keep;
+    }
+
+    /// The log's entries as they stand, after catching up with other writers: the
+    /// history tools' source; an error if the log cannot be read or the memory is
+    /// unavailable.
+    pub fn journal(&mut self) -> Result<Journal, Error> {
+        self.current()?;
+        let entries = self.log.entries().map_err(Error::log(LogOp::Refresh))?;
+        Ok(Journal::new(entries))
+    }
+
+    /// Rewrites the log as the graph as it stood at the history horizon
+    /// ([`Memory::set_history`]) followed by the changes made since (older history and
+    /// deleted strings leave the log), atomically through [`Log::replace`]. Returns the
     /// number of records the log now holds; on failure the log is as it was.
     pub fn compact(&mut self) -> Result<usize, Error> {
-        let records = self.current()?.snapshot();
+        let records = self.compacted()?;
         self.install(&records)?;
         Ok(records.len())
     }
 
-    /// Forgets entities now: logs `change` (an [`Op::Forget`]), then compacts the log, so
-    /// the names' bytes leave the file; returns how many records the log holds and, for each
+    /// The log as [`Memory::compact`] writes it.
+    fn compacted(&mut self) -> Result<Vec<Vec<u8>>, Error> {
+        let journal = self.journal()?;
+        journal
+            .compacted(self.history, &self.graph)
+            .map_err(|e| Error::Unavailable(format!("the memory log could not be read back: {e}")))
+    }
+
+    /// Undoes change `id` ([`Journal::undo`]): logs, at `at` by `by`, the change that puts
+    /// back what it changed. The inner `Err` says why it was refused (nothing changed).
+    pub fn undo(
+        &mut self,
+        id: ChangeId,
+        at: Millis,
+        by: &Provenance<'_>,
+    ) -> Result<Result<(), Refused>, Error> {
+        let journal = self.journal()?;
+        let undo = journal.undo(id, &self.graph).map_err(|e| {
+            Error::Unavailable(format!("the memory log could not be read back: {e}"))
+        })?;
+        match undo {
+            Ok(bytes) => self.commit(Change(Some(bytes)), at, by).map(Ok),
+            Err(refused) => Ok(Err(refused)),
+        }
+    }
+
+    /// Forgets entities now: logs `change` (an [`Op::Forget`]), then compacts the log to
+    /// the graph as it stands (no history kept), so the names' bytes leave the file; returns how many records the log holds and, for each
     /// of `names` whose bytes still occur in it (in another entity's text), in how many
     /// records.
     pub fn forget(
@@ -361,14 +414,17 @@ impl<L: Log> Memory<L> {
     }
 
     /// Compacts the log if it has reached `compact_at` bytes and at least half of it is
-    /// dead (deleted or superseded). Looking costs a snapshot, so after a look the next one
+    /// dead (deleted, superseded, or history older than the horizon). Looking costs a snapshot, so after a look the next one
     /// waits until the log is twice the live size: amortized, a constant cost per byte
     /// logged. A failed compaction leaves the log as it was and is tried again later.
     fn compact_if_mostly_dead(&mut self) {
         if self.log_bytes < self.compact_at {
             return;
         }
-        let records = self.graph.snapshot();
+        let Ok(records) = self.compacted() else {
+            self.compact_at = 2 * self.log_bytes;
+            return;
+        };
         let live = payload_bytes(&records);
         if self.log_bytes < 2 * live {
             self.compact_at = AUTO_COMPACT_MIN_BYTES.max(2 * live);

@@ -212,6 +212,12 @@ impl Log for CrashLog {
         Ok(())
     }
 
+    fn entries(&mut self) -> Result<Vec<Vec<u8>>, LogError> {
+        let s = self.0.borrow();
+        let scan = frame::scan(&s.bytes).map_err(|e| LogError(alloc::format!("{e}")))?;
+        Ok(scan.records.iter().map(|r| r.to_vec()).collect())
+    }
+
     fn replace(&mut self, entries: &[Vec<u8>]) -> Result<(), LogError> {
         let mut s = self.0.borrow_mut();
         s.bytes = frame::encode_log(entries.iter().map(Vec::as_slice));

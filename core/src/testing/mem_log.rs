@@ -238,6 +238,13 @@ impl Log for MemLog {
         Ok(())
     }
 
+    fn entries(&mut self) -> Result<Vec<Vec<u8>>, LogError> {
+        match &self.0.borrow().contents {
+            Contents::Records(r) => Ok(r.clone()),
+            Contents::Foreign(_) => Ok(Vec::new()),
+        }
+    }
+
     fn replace(&mut self, entries: &[Vec<u8>]) -> Result<(), LogError> {
         let mut s = self.0.borrow_mut();
         if let Some(e) = s.fail_replace.take() {

@@ -8,6 +8,7 @@
 
 pub mod args;
 pub mod graph_tools;
+pub mod history;
 pub mod limits;
 pub mod meta;
 pub mod output;
@@ -34,11 +35,12 @@ use validate::{Issue, Problem};
 const CATALOG_JSON: &str = include_str!("catalog.json");
 
 /// The tools mcp-memory adds, after the nine: `{"tools": [...]}` each, in listing order.
-const EXTENDED_JSON: [&str; 4] = [
+const EXTENDED_JSON: [&str; 5] = [
     include_str!("extended/writes.json"),
     include_str!("extended/graph.json"),
     include_str!("extended/search.json"),
     include_str!("extended/model.json"),
+    include_str!("extended/history.json"),
 ];
 
 /// Optional arguments (and result fields) added to read_graph, search_nodes and open_nodes.
@@ -79,6 +81,10 @@ pub enum Run {
     /// A change after which the log is compacted at once, and names whose bytes must leave
     /// it (the `forget` tool).
     Forget(fn(Ctx<'_>, &Value) -> Result<Forgetting, String>),
+    /// A look at the log's history (the `history` tool).
+    History,
+    /// Undoing a change (the `undo` tool).
+    Undo,
 }
 
 /// A planned forgetting: the change, and the names whose bytes must leave the log.
@@ -145,6 +151,14 @@ pub const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "forget",
         run: Run::Forget(meta::forget),
+    },
+    ToolDef {
+        name: "history",
+        run: Run::History,
+    },
+    ToolDef {
+        name: "undo",
+        run: Run::Undo,
     },
 ];
 
@@ -280,6 +294,12 @@ pub enum Outcome {
     Compact,
     /// A change, then compaction at once; the names whose bytes must leave the log.
     Forget(Plan, Vec<String>),
+    /// The changes the log holds that match the query: answer with [`history::history`].
+    History(history::Query),
+    /// Undo this change.
+    Undo(crate::memory::history::ChangeId),
+    /// The same read, on the graph as it was at this time: answer with [`run_past`].
+    AsOf(crate::model::Millis),
 }
 
 /// Reads a tool's arguments (already checked against its schema) into `T`.
@@ -289,6 +309,18 @@ pub(crate) fn parse<'a, T: serde::Deserialize<'a>>(args: &'a Value) -> Result<T,
 
 /// Validates the arguments against the tool's input schema and runs the tool.
 pub fn run(catalog: &Catalog, ctx: Ctx<'_>, name: &str, arguments: &Value) -> Outcome {
+    run_on(catalog, ctx, name, arguments, false)
+}
+
+/// Runs a read asked `asOf` a time ([`Outcome::AsOf`]) on `ctx`, the graph as it was then.
+pub fn run_past(catalog: &Catalog, ctx: Ctx<'_>, name: &str, arguments: &Value) -> String {
+    match run_on(catalog, ctx, name, arguments, true) {
+        Outcome::Done(result) => result,
+        _ => output::failure("asOf: only reads can look at the past"),
+    }
+}
+
+fn run_on(catalog: &Catalog, ctx: Ctx<'_>, name: &str, arguments: &Value, past: bool) -> Outcome {
     let failure = |message: &str| Outcome::Done(output::failure(message));
     let Some((tool, schema)) = catalog.tool(name) else {
         return failure(&format!("MCP error -32602: Tool {name} not found"));
@@ -299,10 +331,16 @@ pub fn run(catalog: &Catalog, ctx: Ctx<'_>, name: &str, arguments: &Value) -> Ou
         return failure(&message);
     }
     let outcome = match tool.run {
-        Run::Read(f) => f(ctx, arguments).map(Outcome::Done),
+        Run::Read(f) => match history::time_arg(arguments, "asOf") {
+            Ok(Some(at)) if !past => Ok(Outcome::AsOf(at)),
+            Ok(_) => f(ctx, arguments).map(Outcome::Done),
+            Err(e) => Err(e),
+        },
         Run::Write(f) => f(ctx, arguments).map(Outcome::Change),
         Run::Compact => Ok(Outcome::Compact),
         Run::Forget(f) => f(ctx, arguments).map(|(plan, names)| Outcome::Forget(plan, names)),
+        Run::History => history::query(arguments).map(Outcome::History),
+        Run::Undo => history::change_id(arguments).map(Outcome::Undo),
     };
     outcome.unwrap_or_else(|e| failure(&e))
 }

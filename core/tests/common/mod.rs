@@ -26,6 +26,22 @@ pub const REFERENCE_TOOLS: [&str; 9] = [
     "open_nodes",
 ];
 
+/// Sets the host's clock for the next calls (a ping at that time).
+pub fn at<L: Log>(m: &mut Server<L>, ms: u64) {
+    m.handle_in(0, ms, r#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#);
+}
+
+/// A fresh memory whose client (claude-code 2.1.0) said who it is at `ms`.
+pub fn initialized_at(ms: u64) -> (Server<MemLog>, MemLog) {
+    let log = MemLog::new();
+    let mut m = open(log.clone());
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "claude-code", "version": "2.1.0"}}});
+    m.handle_in(0, ms, &init.to_string());
+    (m, log)
+}
+
 /// Proptest cases: `PROPTEST_CASES` when set (for long runs), else `default`.
 pub fn cases(default: u32) -> u32 {
     std::env::var("PROPTEST_CASES")

@@ -1,0 +1,386 @@
+//! The memory's history, read back from its log: the changes it holds (when and by whom
+//! each was made), the graph as it was at a time, the change that undoes one, and the log
+//! compacted so that it keeps a horizon of history.
+//!
+//! Nothing here is kept in memory between requests: a [`Journal`] is the log's entries,
+//! read through [`crate::log::Log::entries`] when a history tool asks, and every question
+//! is answered by one pass over them (bounded by the compaction horizon).
+
+use alloc::collections::BTreeSet;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+
+use crate::graph::Graph;
+use crate::model::{Millis, Provenance, Relation, Restore};
+use crate::record::{Agent, DecodeError, Op, Record, Stamp};
+
+/// A change's id: the time it was stamped with and its place among the changes stamped
+/// with the same millisecond (ids survive compaction: times in a log never go back, so a
+/// compaction keeps or folds all the changes of one millisecond together).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ChangeId {
+    /// When it was made.
+    pub at: Millis,
+    /// How many changes of the same millisecond came before it.
+    pub seq: u32,
+}
+
+impl fmt::Display for ChangeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}-{}", self.at, self.seq)
+    }
+}
+
+impl ChangeId {
+    /// Reads an id as [`ChangeId`]'s `Display` writes it (`<at>-<seq>`).
+    pub fn parse(text: &str) -> Option<ChangeId> {
+        let (at, seq) = text.split_once('-')?;
+        Some(ChangeId {
+            at: at.parse().ok()?,
+            seq: seq.parse().ok()?,
+        })
+    }
+}
+
+/// One change of the log, decoded.
+#[derive(Debug)]
+pub struct Logged<'j> {
+    /// Its id.
+    pub id: ChangeId,
+    /// Its position among the log's entries.
+    pub index: usize,
+    /// Who made it.
+    pub by: Provenance<'j>,
+    /// What it changed.
+    pub record: Record<'j>,
+}
+
+/// The log's entries, as read for one request.
+pub struct Journal {
+    entries: Vec<Vec<u8>>,
+}
+
+/// What a change touches, as far as undoing it is concerned.
+#[derive(Default)]
+struct Footprint<'a> {
+    /// Names of the entities whose state it changes.
+    entities: BTreeSet<&'a str>,
+    /// Relations it creates, deletes, ends or puts.
+    relations: BTreeSet<[&'a str; 3]>,
+    /// Names whose entities it removes (and with them every relation at them).
+    removed: BTreeSet<&'a str>,
+    /// Names it points at: the ends of its relations, the parents it sets.
+    refers: BTreeSet<&'a str>,
+    /// Why it cannot be undone at all, if so.
+    final_: Option<&'static str>,
+}
+
+fn triple<'a>(r: &Relation<'a>) -> [&'a str; 3] {
+    [r.from, r.to, r.relation_type]
+}
+
+impl<'a> Footprint<'a> {
+    fn of(record: &Record<'a>) -> Self {
+        let mut f = Footprint::default();
+        for op in &record.ops {
+            f.add(op);
+        }
+        f
+    }
+
+    fn relation(&mut self, r: &Relation<'a>) {
+        self.relations.insert(triple(r));
+        self.refers.extend([r.from, r.to]);
+    }
+
+    fn add(&mut self, op: &Op<'a>) {
+        match op {
+            Op::CreateEntities(list) => self.entities.extend(list.iter().map(|e| e.name)),
+            Op::CreateRelations(list) | Op::DeleteRelations(list) | Op::EndRelations(list) => {
+                list.iter().for_each(|r| self.relation(r));
+            }
+            Op::CreateRelationsWith(list) => list.iter().for_each(|r| self.relation(&r.relation)),
+            Op::AddObservations(list) | Op::DeleteObservations(list) => {
+                self.entities.extend(list.iter().map(|o| o.entity));
+            }
+            Op::AddFacts(list) => self.entities.extend(list.iter().map(|f| f.entity)),
+            Op::DeleteEntities(names) => {
+                self.entities.extend(names.iter().copied());
+                self.removed.extend(names.iter().copied());
+            }
+            Op::Forget(names) => {
+                self.entities.extend(names.iter().copied());
+                self.removed.extend(names.iter().copied());
+                self.final_ = Some("it forgot entities, whose every trace is gone");
+            }
+            Op::PutEntities(list) => {
+                for e in list {
+                    self.entities.insert(e.name);
+                    self.refers.extend(e.parent);
+                }
+            }
+            Op::PutRelations(list) => list.iter().for_each(|r| self.relation(&r.relation)),
+            Op::PatchEntities(list) => {
+                for p in list {
+                    self.entities.insert(p.name);
+                    self.refers.extend(p.parent.flatten());
+                }
+            }
+            Op::Reflect(_) | Op::PutReflections(_) => {
+                self.final_ = Some("reflections are not undone (add another one instead)");
+            }
+            Op::Restore(r) => {
+                self.entities.extend(r.entities.iter().copied());
+                self.removed.extend(r.entities.iter().copied());
+                r.relations.iter().for_each(|t| self.relation(t));
+                for e in &r.put_entities {
+                    self.entities.insert(e.name);
+                    self.refers.extend(e.parent);
+                }
+                r.put_relations
+                    .iter()
+                    .for_each(|s| self.relation(&s.relation));
+            }
+            Op::Agents(_) => {}
+            Op::Reserved(never) => match *never {},
+        }
+    }
+
+    /// What in `self` (a later change) depends on `target` (the change to undo), whose
+    /// created or removed entities are `appeared`: the first thing found, in words.
+    fn depends_on(&self, target: &Footprint<'_>, appeared: &BTreeSet<&str>) -> Option<String> {
+        if let Some(name) = self.entities.iter().find(|n| target.entities.contains(*n)) {
+            return Some(format!("it changed entity '{name}' again"));
+        }
+        if let Some([from, to, kind]) = self.relations.iter().find(|t| {
+            target
+                .relations
+                .iter()
+                .any(|u| u[0] == t[0] && u[1] == t[1] && u[2] == t[2])
+        }) {
+            return Some(format!("it changed relation {from} -{kind}-> {to} again"));
+        }
+        for [from, to, kind] in &target.relations {
+            if let Some(name) = [from, to].into_iter().find(|n| self.removed.contains(*n)) {
+                return Some(format!(
+                    "it deleted '{name}', and with it relation {from} -{kind}-> {to}"
+                ));
+            }
+        }
+        let name = self.refers.iter().find(|n| appeared.contains(*n))?;
+        Some(format!("it refers to entity '{name}'"))
+    }
+}
+
+/// Why an undo was refused, in words for the user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused(pub String);
+
+impl Journal {
+    /// The journal of these log entries, oldest first.
+    pub fn new(entries: Vec<Vec<u8>>) -> Journal {
+        Journal { entries }
+    }
+
+    /// Every change the log holds, oldest first, decoded; records without a stamp (from
+    /// before times were kept, and snapshots) are history's start, not changes, and are
+    /// left out.
+    pub fn changes(&self) -> Result<Vec<Logged<'_>>, DecodeError> {
+        let mut agents: Vec<Provenance<'_>> = Vec::new();
+        let mut changes = Vec::new();
+        let mut last: Option<ChangeId> = None;
+        for (index, bytes) in self.entries.iter().enumerate() {
+            let record = Record::decode(bytes)?;
+            let stamp = record.stamp;
+            if let Some(Stamp {
+                by: Agent::New(p), ..
+            }) = stamp
+            {
+                agents.push(p);
+            }
+            for op in &record.ops {
+                if let Op::Agents(list) = op {
+                    agents.extend(list.iter().copied());
+                }
+            }
+            let Some(stamp) = stamp else {
+                continue;
+            };
+            let by = match stamp.by {
+                Agent::New(p) => p,
+                Agent::Known(i) => agents.get(i as usize).copied().unwrap_or_default(),
+            };
+            let id = ChangeId {
+                at: stamp.at,
+                seq: match last {
+                    Some(prev) if prev.at == stamp.at => prev.seq + 1,
+                    _ => 0,
+                },
+            };
+            last = Some(id);
+            changes.push(Logged {
+                id,
+                index,
+                by,
+                record,
+            });
+        }
+        Ok(changes)
+    }
+
+    /// The graph of the first `count` entries.
+    fn replay(&self, count: usize) -> Result<Graph, DecodeError> {
+        let mut graph = Graph::default();
+        for bytes in &self.entries[..count] {
+            graph.apply(&Record::decode(bytes)?, &mut ());
+        }
+        Ok(graph)
+    }
+
+    /// The number of leading entries with no stamp: the state history starts from.
+    fn unstamped_prefix(&self) -> Result<usize, DecodeError> {
+        for (i, bytes) in self.entries.iter().enumerate() {
+            if Record::decode(bytes)?.stamp.is_some() {
+                return Ok(i);
+            }
+        }
+        Ok(self.entries.len())
+    }
+
+    /// The earliest time the history reaches back to: the latest time in the state it
+    /// starts from (a compacted log's snapshot), `0` if that state carries no times.
+    pub fn start(&self) -> Result<Millis, DecodeError> {
+        Ok(self.replay(self.unstamped_prefix()?)?.last_at())
+    }
+
+    /// The graph as it was at `at`: the history's start and every change stamped at or
+    /// before it. `Err(start)` if the history does not reach back that far.
+    pub fn as_of(&self, at: Millis) -> Result<Result<Graph, Millis>, DecodeError> {
+        let start = self.start()?;
+        if at < start {
+            return Ok(Err(start));
+        }
+        let mut graph = Graph::default();
+        for bytes in &self.entries {
+            let record = Record::decode(bytes)?;
+            if record.stamp.is_some_and(|s| s.at > at) {
+                break;
+            }
+            graph.apply(&record, &mut ());
+        }
+        Ok(Ok(graph))
+    }
+
+    /// The change that undoes change `id` on `current` (the graph as it stands): a
+    /// [`Op::Restore`] putting back, as they were before it, the entities and relations it
+    /// changed. Refused if no change has that id, if it cannot be undone (it forgot
+    /// entities, or wrote reflections), or if a later change depends on it.
+    pub fn undo(
+        &self,
+        id: ChangeId,
+        current: &Graph,
+    ) -> Result<Result<Vec<u8>, Refused>, DecodeError> {
+        let changes = self.changes()?;
+        let Some(at) = changes.iter().position(|c| c.id == id) else {
+            return Ok(Err(Refused(format!(
+                "no change has id {id} (the history tool lists the changes the log holds)"
+            ))));
+        };
+        let target = &changes[at];
+        let mut footprint = Footprint::of(&target.record);
+        if let Some(why) = footprint.final_ {
+            return Ok(Err(Refused(format!("change {id} cannot be undone: {why}"))));
+        }
+        let before = self.replay(target.index)?;
+        // Deleting an entity took every relation at it along.
+        for &name in &footprint.removed {
+            let syms = before.strings().lookup(name);
+            for rid in before.relations_touching(syms) {
+                footprint
+                    .relations
+                    .insert(triple(&before.relation_text(before.relation(rid))));
+            }
+        }
+        // Nothing later changed what it touched, so `current` shows those as it left them.
+        let exists = |g: &Graph, n: &str| !g.named(n).is_empty();
+        let appeared: BTreeSet<&str> = footprint
+            .entities
+            .iter()
+            .copied()
+            .filter(|n| exists(&before, n) != exists(current, n))
+            .collect();
+        for later in &changes[at + 1..] {
+            if let Some(why) = Footprint::of(&later.record).depends_on(&footprint, &appeared) {
+                return Ok(Err(Refused(format!(
+                    "change {id} cannot be undone: change {} made later depends on it ({why}); undo that one first",
+                    later.id
+                ))));
+            }
+        }
+        let chosen = |t: [&str; 3]| footprint.relations.contains(&t);
+        let holding = before
+            .relations()
+            .filter(|(_, r)| chosen(triple(&before.relation_text(r))))
+            .map(|(_, r)| before.relation_state(r, 0));
+        let ended = before
+            .ended()
+            .iter()
+            .filter(|e| chosen(triple(&before.relation_text(&e.relation))))
+            .map(|e| before.relation_state(&e.relation, e.at));
+        let restore = Restore {
+            entities: footprint.entities.iter().copied().collect(),
+            relations: footprint
+                .relations
+                .iter()
+                .map(|&[from, to, relation_type]| Relation {
+                    from,
+                    to,
+                    relation_type,
+                })
+                .collect(),
+            put_entities: footprint
+                .entities
+                .iter()
+                .flat_map(|n| before.named(n))
+                .map(|&e| before.entity_state(before.entity(e)))
+                .collect(),
+            put_relations: holding.chain(ended).collect(),
+        };
+        Ok(Ok(Record::from(Op::Restore(restore)).encode()))
+    }
+
+    /// The log compacted to keep the history of the last `keep` milliseconds before the
+    /// latest change: the state at the horizon as a snapshot, then every change made since,
+    /// as it was logged. `current` is the graph the whole log builds. A log whose changes
+    /// carry no times (a host without a clock) keeps no history, nor does `keep` 0.
+    pub fn compacted(&self, keep: Millis, current: &Graph) -> Result<Vec<Vec<u8>>, DecodeError> {
+        let latest = current.last_at();
+        let horizon = latest.saturating_sub(keep);
+        let mut split = self.entries.len();
+        if latest != 0 && keep != 0 {
+            for (i, bytes) in self.entries.iter().enumerate() {
+                if Record::decode(bytes)?
+                    .stamp
+                    .is_some_and(|s| s.at != 0 && s.at >= horizon)
+                {
+                    split = i;
+                    break;
+                }
+            }
+        }
+        if split == self.entries.len() {
+            return Ok(current.snapshot());
+        }
+        let mut records = self.replay(split)?.snapshot();
+        records.extend(self.entries[split..].iter().cloned());
+        Ok(records)
+    }
+}
+
+impl fmt::Display for Refused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
