@@ -535,3 +535,44 @@ fn reflections_are_found_by_their_words_best_first_and_filtered() {
         "a query of stopwords only searches them: {the}"
     );
 }
+
+/// Regression: importing a Memory MCP file into a memory that is not empty dropped the new
+/// entities' times, tags, importance and parents (only reference fields were merged).
+#[test]
+fn importing_into_a_memory_that_is_not_empty_keeps_the_files_times_and_metadata() {
+    let (mut m, _log) = initialized_at(T0);
+    call_ok(
+        &mut m,
+        "create_entities",
+        json!({"entities": [entity("Here", "t", &["already"])]}),
+    );
+    let file = concat!(
+        r#"{"type":"entity","name":"Ada","entityType":"person","observations":["wrote programs"],"createdAt":"2024-03-01T10:00:00.000Z","lastModified":"2024-03-02T11:30:00.000Z","tags":["math"],"importance":9,"parentId":"Here"}"#,
+        "\n",
+        r#"{"type":"entity","name":"Plain","entityType":"t","observations":[]}"#,
+        "\n",
+        r#"{"type":"relation","from":"Ada","to":"Here","relationType":"knows","createdAt":"2024-03-01T10:00:00.000Z","lastModified":"2024-03-01T10:00:00.000Z"}"#
+    );
+    let summary = m.import(file.as_bytes(), T1).expect("imports");
+    assert!(
+        summary.starts_with(
+            "imported 2 new entities, 0 new observations on existing entities, 1 new relations"
+        ),
+        "{summary}"
+    );
+    let read = open_detailed(&mut m, &["Here", "Ada", "Plain"], &["metadata"]);
+    let ada = &read["entities"][1];
+    assert_eq!(ada["createdAt"], "2024-03-01T10:00:00.000Z");
+    assert_eq!(ada["updatedAt"], "2024-03-02T11:30:00.000Z");
+    assert_eq!(ada["tags"], json!(["math"]));
+    assert_eq!(ada["importance"], 9);
+    assert_eq!(ada["parentId"], "Here");
+    assert_eq!(
+        read["entities"][2]["createdAt"], T1_ISO,
+        "no times in the file: the import's"
+    );
+    assert_eq!(
+        read["relations"][0]["createdAt"],
+        "2024-03-01T10:00:00.000Z"
+    );
+}

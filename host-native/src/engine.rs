@@ -307,7 +307,10 @@ mod tests {
             .map(|(name, _)| name)
             .collect();
         funcs.sort_unstable();
-        assert_eq!(funcs, ["append", "refresh", "replace", "replay", "sync"]);
+        assert_eq!(
+            funcs,
+            ["append", "entries", "refresh", "replace", "replay", "sync"]
+        );
     }
 
     #[test]

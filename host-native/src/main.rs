@@ -163,26 +163,64 @@ enum Command {
     },
 }
 
+/// A conversion's `.converting` file older than this was left by a process that died.
+const STALE_CONVERSION: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Whether the file at `path` is a SQLite database.
+fn is_database(path: &Path) -> bool {
+    let mut head = [0u8; 16];
+    std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        .is_ok_and(|()| seeddb::is_sqlite(&head))
+}
+
 /// Converts a seed system's SQLite memory at `path` in place: the database moves to
 /// `<path>.bak` (with its `-wal` and `-shm` files), a memory log of its contents takes its
-/// place. Anything else is left as it is.
+/// place. Anything else is left as it is. Processes starting together take turns through
+/// `<path>.converting`, created exclusively: the others wait for it to go, then find a log.
 fn convert_database(path: &Path) -> Result<()> {
-    let mut head = [0u8; 16];
-    let is_db = std::fs::File::open(path)
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
-        .is_ok_and(|()| seeddb::is_sqlite(&head));
-    if !is_db {
-        return Ok(());
-    }
-    let read = seeddb::read(path)?;
     let with = |suffix: &str| {
         let mut p = path.as_os_str().to_owned();
         p.push(suffix);
         std::path::PathBuf::from(p)
     };
     let converting = with(".converting");
-    std::fs::write(&converting, &read.log)
-        .with_context(|| format!("cannot write {}", converting.display()))?;
+    let mut file = loop {
+        // Another process converting: wait (its last step renames the log over the path).
+        if let Ok(meta) = std::fs::metadata(&converting) {
+            let age = meta.modified().ok().and_then(|t| t.elapsed().ok());
+            if age.is_some_and(|a| a > STALE_CONVERSION) {
+                let _ = std::fs::remove_file(&converting);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            continue;
+        }
+        if !is_database(path) {
+            return Ok(());
+        }
+        match std::fs::File::create_new(&converting) {
+            Ok(file) => break file,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => {
+                return Err(e).with_context(|| format!("cannot create {}", converting.display()));
+            }
+        }
+    };
+    if !is_database(path) {
+        std::fs::remove_file(&converting)?;
+        return Ok(());
+    }
+    let read = match seeddb::read(path) {
+        Ok(read) => read,
+        Err(e) => {
+            let _ = std::fs::remove_file(&converting);
+            return Err(e);
+        }
+    };
+    if let Err(e) = std::io::Write::write_all(&mut file, &read.log).and_then(|()| file.sync_all()) {
+        let _ = std::fs::remove_file(&converting);
+        return Err(e).with_context(|| format!("cannot write {}", converting.display()));
+    }
     for suffix in ["-wal", "-shm"] {
         if with(suffix).exists() {
             std::fs::rename(with(suffix), with(&format!(".bak{suffix}")))?;

@@ -87,13 +87,8 @@ fn database(path: &Path, sql: &str) {
     db.execute_batch(sql).unwrap();
 }
 
-#[test]
-fn a_rust_seed_3_database_opens_as_the_memory_with_its_times() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("memory.db");
-    database(
-        &file,
-        "CREATE TABLE entity (id INTEGER PRIMARY KEY, name_hash INTEGER NOT NULL, name TEXT NOT NULL,
+/// A Rust seed 3.x database: Ada and Babbage who knows her, and a deleted entity.
+const RUST_SEED_3: &str = "CREATE TABLE entity (id INTEGER PRIMARY KEY, name_hash INTEGER NOT NULL, name TEXT NOT NULL,
              type_id INTEGER NOT NULL, obs_count INTEGER NOT NULL DEFAULT 0, out_deg INTEGER NOT NULL DEFAULT 0,
              in_deg INTEGER NOT NULL DEFAULT 0, created_us INTEGER NOT NULL, updated_us INTEGER NOT NULL,
              flags INTEGER NOT NULL DEFAULT 0) STRICT;
@@ -108,8 +103,13 @@ fn a_rust_seed_3_database_opens_as_the_memory_with_its_times() {
                                    (2, 0, 'Gone', 1, 0, 0, 0, 1700000000000000, 1700000000000000, 1),
                                    (3, 0, 'Babbage', 1, 0, 0, 1, 1700000000000000, 1700000000000000, 0);
          INSERT INTO observation VALUES (1, 1, 1, 'second', 1700000060000000), (2, 1, 0, 'first', 1700000000000000);
-         INSERT INTO relation VALUES (1, 3, 2, 1700000000000000), (2, 3, 2, 1700000000000000);",
-    );
+         INSERT INTO relation VALUES (1, 3, 2, 1700000000000000), (2, 3, 2, 1700000000000000);";
+
+#[test]
+fn a_rust_seed_3_database_opens_as_the_memory_with_its_times() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("memory.db");
+    database(&file, RUST_SEED_3);
     let graph = run(&file, &["export", "--format", "memory-mcp"]);
     assert_eq!(
         graph,
@@ -233,5 +233,53 @@ fn a_python_seed_database_imports_with_status_kinds_supersession_ended_relations
     assert_eq!(
         page["endedRelations"],
         serde_json::json!([{"from": "Sofia", "to": "Proyecto", "relationType": "dirige", "createdAt": "2024-01-01T10:00:00.000Z", "context": "desde 2023", "endedAt": "2024-01-03T00:00:00.000Z"}])
+    );
+}
+
+/// Regression: servers started together on one database (Claude Desktop, Code and Cursor at
+/// login) converted it each, the second renaming the first one's log over the backup.
+#[test]
+fn a_database_opened_by_processes_starting_together_is_converted_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("memory.db");
+    database(&file, RUST_SEED_3);
+    let original = fs::read(&file).unwrap();
+    let starts: Vec<_> = (0..4)
+        .map(|_| {
+            Command::new(env!("CARGO_BIN_EXE_mcp-memory"))
+                .env_remove("MEMORY_FILE_PATH")
+                .arg("-f")
+                .arg(&file)
+                .args(["export", "--format", "jsonl"])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("the binary starts")
+        })
+        .collect();
+    let mut exports = Vec::new();
+    for child in starts {
+        let out = child.wait_with_output().expect("it ends");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        exports.push(out.stdout);
+    }
+    assert!(exports.iter().all(|e| *e == exports[0] && !e.is_empty()));
+    assert_eq!(
+        fs::read(dir.path().join("memory.db.bak")).unwrap(),
+        original
+    );
+    let names: Vec<String> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names
+            .iter()
+            .all(|n| !n.contains(".bak.") && !n.contains("converting")),
+        "{names:?}"
     );
 }

@@ -113,7 +113,7 @@ impl Graph {
             }
             Op::Reflect(list) => {
                 for r in list {
-                    let id = self.reflections.last().map_or(1, |last| last.id + 1);
+                    let id = self.next_reflection_id();
                     self.put_reflection(&model::Reflection {
                         id,
                         target: r.target,
@@ -465,6 +465,9 @@ impl Graph {
                 && extra.parent == Some(sym)
             {
                 released.extend(extra.parent.take());
+                if extra.is_empty() {
+                    entity.extra = None;
+                }
             }
         }
         released.into_iter().for_each(|s| self.strings.release(s));

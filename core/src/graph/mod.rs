@@ -304,6 +304,11 @@ impl Graph {
         &self.reflections
     }
 
+    /// The id the next reflection gets (one more than the last one's).
+    pub fn next_reflection_id(&self) -> u32 {
+        self.reflections.last().map_or(1, |last| last.id + 1)
+    }
+
     /// The latest time any change carried (`0` if none did): a new change is never stamped
     /// earlier, so the log's times never go back.
     pub fn last_at(&self) -> Millis {

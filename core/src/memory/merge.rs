@@ -8,7 +8,7 @@ use super::Change;
 use crate::graph::Graph;
 use crate::hash::{HashMap, HashSet};
 use crate::intern::Sym;
-use crate::model::{Entity, Observations, Relation};
+use crate::model::{Entity, Observations};
 use crate::record::Op;
 
 /// What an upsert did to one entity of its input.
@@ -111,9 +111,11 @@ pub fn upsert<'a>(graph: &Graph, entities: &[Entity<'a>]) -> (Vec<Op<'a>>, Vec<U
 
 /// What merging another graph into `graph` changes (an import): its entities upserted, its
 /// relations that `graph` lacks added — as one change, so replay applies the import whole
-/// or not at all. Also the counts for the summary: new entities, observations added to
-/// existing ones, new relations.
-pub fn merge_graph<'o>(graph: &Graph, other: &'o Graph) -> (Change, [usize; 3]) {
+/// or not at all. A new entity or relation the file knows the times of comes in as the file
+/// has it (times, tags, importance, parent, status, observations with their kinds and
+/// history; a relation's context); others are made at the import's time. Also the counts
+/// for the summary: new entities, observations added to existing ones, new relations.
+pub fn merge_graph(graph: &Graph, other: &Graph) -> (Change, [usize; 3]) {
     let entities = other.entity_texts();
     let (mut records, results) = upsert(graph, &entities);
     let new_entities = results.iter().filter(|r| r.created).count();
@@ -122,16 +124,39 @@ pub fn merge_graph<'o>(graph: &Graph, other: &'o Graph) -> (Change, [usize; 3]) 
         .filter(|r| graph.first_named(r.name).is_some())
         .map(|r| r.added_observations.len())
         .sum();
+    let mut exact = Vec::new();
+    if let Some(Op::CreateEntities(created)) = records.first_mut() {
+        created.retain(|e| match other.named(e.name) {
+            [id] if other.entity(*id).created != 0 => {
+                exact.push(other.entity_state(other.entity(*id)));
+                false
+            }
+            _ => true,
+        });
+    }
+    records.retain(|op| !matches!(op, Op::CreateEntities(list) if list.is_empty()));
+    if !exact.is_empty() {
+        records.insert(0, Op::PutEntities(exact));
+    }
     let mut seen = HashSet::default();
-    let relations: Vec<Relation<'o>> = other
-        .relation_texts()
-        .into_iter()
-        .filter(|t| !graph.has_relation(t.from, t.to, t.relation_type))
-        .filter(|t| seen.insert(*t))
-        .collect();
-    let new_relations = relations.len();
-    if !relations.is_empty() {
-        records.push(Op::CreateRelations(relations));
+    let (mut made, mut kept) = (Vec::new(), Vec::new());
+    for (_, r) in other.relations() {
+        let t = other.relation_text(r);
+        if graph.has_relation(t.from, t.to, t.relation_type) || !seen.insert(t) {
+            continue;
+        }
+        if r.created != 0 || r.context.is_some() {
+            kept.push(other.relation_state(r, 0));
+        } else {
+            made.push(t);
+        }
+    }
+    let new_relations = made.len() + kept.len();
+    if !made.is_empty() {
+        records.push(Op::CreateRelations(made));
+    }
+    if !kept.is_empty() {
+        records.push(Op::PutRelations(kept));
     }
     (Change::of(records), [new_entities, extended, new_relations])
 }

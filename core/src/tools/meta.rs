@@ -510,7 +510,7 @@ pub fn add_reflection(t: Ctx<'_>, a: &Value) -> Result<Plan, String> {
         mood: args.mood,
         content: args.content,
     };
-    let id = t.graph.reflections().last().map_or(1, |last| last.id + 1);
+    let id = t.graph.next_reflection_id();
     let view = reflection_view(model::Reflection {
         id,
         target,
