@@ -80,10 +80,13 @@ impl Durability {
     }
 }
 
-/// The binary serving `file` with this durability (no memory file from the environment).
+/// The binary serving `file` with this durability (no memory file from the environment),
+/// keeping no history, so that the dead part of the log is compacted away (and kills land
+/// in compactions).
 fn server(file: &Path, durability: Durability) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcp-memory"));
     cmd.env_remove("MEMORY_FILE_PATH")
+        .env("MCP_MEMORY_HISTORY_DAYS", "0")
         .arg("-f")
         .arg(file)
         .arg("--durability")

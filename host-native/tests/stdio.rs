@@ -793,7 +793,8 @@ fn conversion_keeps_the_files_mode() {
 }
 
 /// The reference loses a 0600 mode when it rewrites its file (its issue #4827); compaction
-/// must keep the mode, and leave none of the deleted text in the file's bytes.
+/// must keep the mode, and (keeping no history) leave none of the deleted text in the
+/// file's bytes.
 #[test]
 fn compaction_by_subcommand_or_tool_drops_deleted_text_from_the_bytes_and_keeps_the_mode() {
     for (wanted, by_tool) in [(0o640, false), (0o600, true)] {
@@ -828,12 +829,20 @@ fn compaction_by_subcommand_or_tool_drops_deleted_text_from_the_bytes_and_keeps_
             has_secret(&fs::read(&file).unwrap()),
             "the history holds the deleted text"
         );
+        let mut keeping = on(&file);
+        keeping.arg("compact");
+        exec(keeping, "").assert_ok();
+        assert!(
+            has_secret(&fs::read(&file).unwrap()),
+            "the default keeps 30 days of history"
+        );
+        let mut keeping_none = on(&file);
+        keeping_none.env("MCP_MEMORY_HISTORY_DAYS", "0");
         if by_tool {
-            change(on(&file), &[("compact", json!({}))]);
+            change(keeping_none, &[("compact", json!({}))]);
         } else {
-            let mut cmd = on(&file);
-            cmd.arg("compact");
-            exec(cmd, "").assert_ok();
+            keeping_none.arg("compact");
+            exec(keeping_none, "").assert_ok();
         }
         let bytes = fs::read(&file).unwrap();
         assert!(

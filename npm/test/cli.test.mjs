@@ -499,7 +499,7 @@ test('export and import beside a running server take turns with it', { timeout: 
   }
 });
 
-test('compact beside a running server drops deleted text from the file, keeps its mode, and the server follows', { timeout: 120_000 }, async () => {
+test('compact beside a running server drops deleted text older than the history kept, keeps the mode, and the server follows', { timeout: 120_000 }, async () => {
   const dir = tempDir();
   const file = path.join(dir, 'memory.mcpmem');
   const server = new Live(on(file));
@@ -508,7 +508,9 @@ test('compact beside a running server drops deleted text from the file, keeps it
     await server.call('delete_entities', { entityNames: ['gone'] });
     fs.chmodSync(file, 0o640);
     assert.ok(fs.readFileSync(file).includes('secret text'), 'the history holds the deleted text');
-    const out = assertOk(await exec(withArgs(on(file), 'compact')));
+    assertOk(await exec(withArgs(on(file), 'compact')));
+    assert.ok(fs.readFileSync(file).includes('secret text'), 'recent history is kept (30 days by default)');
+    const out = assertOk(await exec(withArgs(on(file), '--history-days', '0', 'compact')));
     assert.match(out.stderr, /compacted to 1 records/);
     const bytes = fs.readFileSync(file);
     assert.ok(!bytes.includes('secret'), 'deleted text is gone from the file');
