@@ -17,6 +17,7 @@ use crate::frame::{self, End, ScanError, TornTail};
 use crate::graph::Graph;
 use crate::jsonl::{self, ImportError};
 use crate::record::{DecodeError, OP_NAMES, Record};
+use crate::seedlog;
 
 /// What a check of a memory file found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,6 +28,19 @@ pub enum Report {
     Log(LogReport),
     /// A file that is not a memory log, read as the reference server's JSONL.
     Jsonl(JsonlReport),
+    /// The Rust seed's 1.x/2.0 binary log, which opening converts.
+    SeedLog(SeedLogReport),
+}
+
+/// What converting a Rust seed 1.x/2.0 log (as opening does) found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeedLogReport {
+    /// The file's size.
+    pub bytes: usize,
+    /// The graph it converts to, or why it cannot be converted.
+    pub converted: Result<GraphCounts, String>,
+    /// What converting dropped or skipped (a torn tail, an unfinished transaction).
+    pub warnings: Vec<String>,
 }
 
 /// How a file fares when a server opens it; each verdict has its CLI exit code.
@@ -283,6 +297,8 @@ impl Report {
             },
             Report::Jsonl(jsonl) if jsonl.problem.is_some() => Verdict::Damaged,
             Report::Jsonl(_) => Verdict::Clean,
+            Report::SeedLog(seed) if seed.converted.is_err() => Verdict::Damaged,
+            Report::SeedLog(_) => Verdict::Clean,
         }
     }
 
@@ -332,6 +348,13 @@ impl Report {
                     "line": p.line,
                     "message": p.to_string(),
                 })),
+            }),
+            Report::SeedLog(seed) => json!({
+                "format": "rust-seed-log",
+                "bytes": seed.bytes,
+                "graph": seed.converted.as_ref().ok().map(GraphCounts::json),
+                "warnings": seed.warnings,
+                "problem": seed.converted.as_ref().err().map(|e| json!({ "message": e })),
             }),
         };
         value["verdict"] = json!(verdict.name());
@@ -411,6 +434,24 @@ impl fmt::Display for Report {
                 }
                 Ok(())
             }
+            Report::SeedLog(seed) => {
+                write!(
+                    f,
+                    "Rust mcp-memory 1.x/2.0 log (not an mcp-memory log), {} bytes: ",
+                    seed.bytes
+                )?;
+                match &seed.converted {
+                    Ok(graph) => write!(f, "clean (opening converts it to a log)\ngraph: {graph}")?,
+                    Err(e) => write!(
+                        f,
+                        "damaged (opening refuses to convert it)\nfirst problem: {e}"
+                    )?,
+                }
+                for warning in &seed.warnings {
+                    write!(f, "\nwarning: {warning}")?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -422,8 +463,32 @@ pub fn verify(bytes: &[u8]) -> Report {
         Report::Empty
     } else if frame::is_log(bytes) {
         Report::Log(verify_log(bytes))
+    } else if seedlog::is_seed_log(bytes) {
+        Report::SeedLog(verify_seed_log(bytes))
     } else {
         Report::Jsonl(verify_jsonl(bytes))
+    }
+}
+
+fn verify_seed_log(bytes: &[u8]) -> SeedLogReport {
+    let (converted, warnings) = match seedlog::convert(bytes) {
+        Ok(c) => {
+            let mut graph = Graph::default();
+            let mut decoded = Ok(());
+            for payload in &c.records {
+                match Record::decode(payload) {
+                    Ok(record) => graph.apply(&record, &mut ()),
+                    Err(e) => decoded = Err(e.to_string()),
+                }
+            }
+            (decoded.map(|()| GraphCounts::of(&graph)), c.warnings)
+        }
+        Err(e) => (Err(e), Vec::new()),
+    };
+    SeedLogReport {
+        bytes: bytes.len(),
+        converted,
+        warnings,
     }
 }
 
@@ -518,6 +583,8 @@ pub enum RepairError {
     /// The log's framing version is newer than this code reads: nothing here knows what its
     /// valid prefix is.
     UnsupportedVersion(u32),
+    /// A Rust seed log that does not convert: repairing it is the seed's business.
+    SeedLog(String),
 }
 
 impl fmt::Display for RepairError {
@@ -527,6 +594,10 @@ impl fmt::Display for RepairError {
                 f,
                 "cannot repair: {}; use a newer mcp-memory",
                 ScanError::UnsupportedVersion(*v)
+            ),
+            RepairError::SeedLog(e) => write!(
+                f,
+                "cannot repair a Rust mcp-memory 1.x/2.0 log that does not convert: {e}"
             ),
         }
     }
@@ -545,6 +616,11 @@ pub fn repair(bytes: &[u8]) -> Result<Repair, RepairError> {
             }
             _ if log.valid_len == 0 => frame::header().to_vec(),
             _ => bytes[..log.valid_len].to_vec(),
+        },
+        // Converting drops what it must (a torn tail, an unfinished transaction).
+        Report::SeedLog(seed) => match &seed.converted {
+            Ok(_) => bytes.to_vec(),
+            Err(e) => return Err(RepairError::SeedLog(e.clone())),
         },
         Report::Jsonl(jsonl) => {
             let mut out = Vec::with_capacity(bytes.len());
@@ -579,6 +655,10 @@ impl fmt::Display for Repair {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.report {
             Report::Empty => write!(f, "kept: nothing (the file is empty)\ndropped: nothing"),
+            Report::SeedLog(_) => write!(
+                f,
+                "kept: the whole file (a Rust mcp-memory 1.x/2.0 log: opening converts it, dropping what verify warns of)\ndropped: nothing"
+            ),
             Report::Log(log) => {
                 if log.valid_len == 0 {
                     writeln!(f, "kept: 0 records (written as a new, empty log)")?;

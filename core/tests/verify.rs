@@ -394,3 +394,30 @@ fn jsonl_parse_still_refuses_the_first_bad_line() {
     let file = format!("{ENTITY_A}\n{{\"type\":\"relation\",\"from\":1}}\n{{bad\n");
     assert_eq!(jsonl::parse(file.as_bytes()).unwrap_err().line, 2);
 }
+
+/// Regression: verify read the Rust seed's log as a reference JSONL file and called it
+/// damaged, though opening converts it.
+#[test]
+fn a_rust_seed_log_is_reported_as_what_it_is_and_what_it_converts_to() {
+    let mut log = b"MCPMEMV2".to_vec();
+    mcp_memory_core::testing::seed_record(&mut log, 0, &["Ada", "person"], Some(&["x", "y"]));
+    mcp_memory_core::testing::seed_record(&mut log, 1, &["Ada", "Ada", "knows"], None);
+    let report = verify(&log);
+    assert_eq!(report.verdict(), Verdict::Clean);
+    assert_eq!(
+        report.to_string(),
+        format!(
+            "Rust mcp-memory 1.x/2.0 log (not an mcp-memory log), {} bytes: clean (opening converts it to a log)\ngraph: 1 entities, 1 relations, 2 observations",
+            log.len()
+        )
+    );
+    let repaired = repair(&log).expect("a seed log that converts is kept whole");
+    assert_eq!(repaired.bytes, log);
+    log.truncate(log.len() - 3);
+    let torn = verify(&log);
+    assert_eq!(torn.verdict(), Verdict::Clean, "opening drops a torn tail");
+    assert!(torn.to_string().contains("\nwarning: "), "{torn}");
+    let json: serde_json::Value = serde_json::from_str(&torn.to_json()).unwrap();
+    assert_eq!(json["format"], "rust-seed-log");
+    assert_eq!(json["graph"]["entities"], 1);
+}

@@ -27,6 +27,9 @@ pub fn verify(file: &Path, json: bool) -> u8 {
             return CANNOT_CHECK;
         }
     };
+    if crate::seeddb::is_sqlite(&bytes) {
+        return verify_database(file, json);
+    }
     let report = verify::verify(&bytes);
     let printed = if json {
         writeln!(std::io::stdout(), "{}", report.to_json())
@@ -35,6 +38,45 @@ pub fn verify(file: &Path, json: bool) -> u8 {
     };
     match printed.and_then(|()| std::io::stdout().flush()) {
         Ok(()) => report.verdict().exit_code(),
+        Err(_) => CANNOT_CHECK,
+    }
+}
+
+/// Checks a seed system's SQLite database as opening converts it (the native host reads
+/// those); prints what it holds, or why it does not convert (exit 1).
+fn verify_database(file: &Path, json: bool) -> u8 {
+    let read = crate::seeddb::read(file);
+    let (verdict, code, text) = match &read {
+        Ok(read) => (
+            "clean",
+            0,
+            format!("clean (opening converts it to a log)\n{}", read.summary),
+        ),
+        Err(e) => (
+            "damaged",
+            1,
+            format!("damaged (opening refuses to convert it)\nfirst problem: {e:#}"),
+        ),
+    };
+    let printed = if json {
+        let value = serde_json::json!({
+            "format": "sqlite",
+            "bytes": fs::metadata(file).map(|m| m.len()).unwrap_or(0),
+            "summary": read.as_ref().ok().map(|r| r.summary.clone()),
+            "problem": read.as_ref().err().map(|e| serde_json::json!({"message": format!("{e:#}")})),
+            "verdict": verdict,
+            "exitCode": code,
+        });
+        writeln!(std::io::stdout(), "{value}")
+    } else {
+        writeln!(
+            std::io::stdout(),
+            "{}: SQLite database of a seed memory server (not an mcp-memory log): {text}",
+            file.display()
+        )
+    };
+    match printed.and_then(|()| std::io::stdout().flush()) {
+        Ok(()) => code,
         Err(_) => CANNOT_CHECK,
     }
 }

@@ -283,3 +283,30 @@ fn a_database_opened_by_processes_starting_together_is_converted_once() {
         "{names:?}"
     );
 }
+
+/// Regression: verify read a seed database as a reference JSONL file and called it damaged.
+#[test]
+fn verify_says_a_seed_database_converts_and_what_it_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("memory.db");
+    database(&file, RUST_SEED_3);
+    let out = Command::new(env!("CARGO_BIN_EXE_mcp-memory"))
+        .arg("verify")
+        .arg(&file)
+        .output()
+        .expect("the binary starts");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("SQLite database of a seed memory server (not an mcp-memory log): clean (opening converts it to a log)"),
+        "{text}"
+    );
+    assert!(text.contains("2 entities"), "{text}");
+    assert!(seeddb_untouched(&file));
+}
+
+/// Whether the database is still a database (verify never converts).
+fn seeddb_untouched(file: &Path) -> bool {
+    fs::read(file).unwrap().starts_with(b"SQLite format 3\0")
+        && !file.with_extension("db.bak").exists()
+}

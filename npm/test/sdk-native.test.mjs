@@ -221,8 +221,10 @@ const CASES = {
     check: (r) => assert.ok(r.reflection.id >= 1 && r.reflection.author.length > 0, JSON.stringify(r)),
   },
   history: {
+    // forget (listed before) compacted the history away: make a change to look at.
+    setup: (client) => client.callTool({ name: 'update_entities', arguments: { entities: [{ name: 'Acme', importance: 5 }] } }),
     args: { entityName: 'Acme' },
-    // Remembers update_entities' change for undo (listed after history).
+    // Remembers that change for undo (listed after history).
     check: (r) => {
       patchOfAcme = r.changes.find((c) => c.ops.some((op) => op.op === 'patch_entities'))?.id;
       assert.ok(patchOfAcme, JSON.stringify(r));
@@ -236,7 +238,7 @@ const CASES = {
   },
 };
 
-/** The id of update_entities' change, as history lists it (undo's case undoes it). */
+/** The id of history's setup change, as history lists it (undo's case undoes it). */
 let patchOfAcme;
 
 const TOOL_COUNT = 34;
@@ -266,7 +268,8 @@ async function callEveryTool(client) {
   }
 
   for (const tool of tools) {
-    const { args, check } = CASES[tool.name];
+    const { args, check, setup } = CASES[tool.name];
+    await setup?.(client);
     const result = await client.callTool({ name: tool.name, arguments: args });
     assert.ok(!result.isError, `${tool.name}: ${JSON.stringify(result)}`);
     assert.ok(Array.isArray(result.content), `${tool.name} returned no content array`);
