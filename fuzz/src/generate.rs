@@ -15,10 +15,8 @@ fn tool_names() -> Vec<&'static str> {
 /// Whether the tool may change the log (a write or compact in the core's table; a read
 /// cannot: it returns no change to log).
 pub fn mutating(tool: &str) -> bool {
-    use mcp_memory_core::tools::{Run, TOOLS};
-    TOOLS
-        .iter()
-        .any(|t| t.name == tool && !matches!(t.run, Run::Read(_)))
+    use mcp_memory_core::tools::TOOLS;
+    TOOLS.iter().any(|t| t.name == tool && t.run.mutates())
 }
 
 /// Strings that collide on purpose: case and JavaScript-lowercase edge cases (final sigma,

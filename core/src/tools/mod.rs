@@ -87,6 +87,13 @@ pub enum Run {
     Undo,
 }
 
+impl Run {
+    /// Whether a call may change the memory (or its log): everything but the reads.
+    pub fn mutates(&self) -> bool {
+        !matches!(self, Run::Read(_) | Run::History)
+    }
+}
+
 /// A planned forgetting: the change, and the names whose bytes must leave the log.
 pub type Forgetting = (Plan, Vec<String>);
 
