@@ -10,7 +10,10 @@
 //! candidates, and the caller scans.
 //!
 //! Buckets are a flat array, so indexing an entity is a few hundred pushes without hashing;
-//! lists are kept sorted by slot, so candidates come out in graph order.
+//! lists are kept sorted by slot, so candidates come out in graph order. A list that grows
+//! dense (more than one slot in [`DENSE`]) becomes a bitmap of slots, so listing or
+//! unlisting an entity under a common trigram costs the same at any size, instead of moving
+//! a list as long as the graph.
 
 use alloc::vec::Vec;
 use smallvec::SmallVec;
@@ -21,8 +24,121 @@ use memchr::memmem::Finder;
 /// Number of buckets (a power of two).
 pub const BUCKETS: usize = 1 << 16;
 
-/// Entities (arena slots) listed under one bucket, ascending.
-type Posting = SmallVec<[u32; 4]>;
+/// A list holding more than one slot in this many becomes a bitmap (which is then smaller).
+pub const DENSE: u32 = 32;
+
+/// Lists shorter than this stay lists, however few slots the graph has.
+const MIN_BITMAP_LEN: usize = 256;
+
+/// Entities (arena slots) listed under one bucket: ascending slots, or a bitmap of them.
+#[derive(Debug, Clone)]
+enum Posting {
+    List(SmallVec<[u32; 4]>),
+    Bits { words: Vec<u64>, len: usize },
+}
+
+impl Posting {
+    fn new() -> Self {
+        Posting::List(SmallVec::new())
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Posting::List(list) => list.len(),
+            Posting::Bits { len, .. } => *len,
+        }
+    }
+
+    fn contains(&self, slot: u32) -> bool {
+        match self {
+            Posting::List(list) => list.binary_search(&slot).is_ok(),
+            Posting::Bits { words, .. } => words
+                .get(slot as usize / 64)
+                .is_some_and(|w| w & (1 << (slot % 64)) != 0),
+        }
+    }
+
+    /// Lists `slot` (once).
+    fn add(&mut self, slot: u32) {
+        match self {
+            Posting::List(list) => {
+                match list.last() {
+                    // Already listed by an earlier window of this entity.
+                    Some(&last) if last == slot => return,
+                    // An older entity gaining text: keep the list sorted.
+                    Some(&last) if last > slot => match list.binary_search(&slot) {
+                        Ok(_) => return,
+                        Err(at) => list.insert(at, slot),
+                    },
+                    // The newest entity: the common case.
+                    _ => list.push(slot),
+                }
+                let span = list.last().map_or(0, |&l| l + 1);
+                if list.len() >= MIN_BITMAP_LEN
+                    && list.len() as u64 * u64::from(DENSE) > u64::from(span)
+                {
+                    let mut words = alloc::vec![0u64; (span as usize).div_ceil(64)];
+                    for &s in list.iter() {
+                        words[s as usize / 64] |= 1 << (s % 64);
+                    }
+                    *self = Posting::Bits {
+                        words,
+                        len: list.len(),
+                    };
+                }
+            }
+            Posting::Bits { words, len } => {
+                let at = slot as usize / 64;
+                if at >= words.len() {
+                    words.resize(at + 1, 0);
+                }
+                let bit = 1 << (slot % 64);
+                if words[at] & bit == 0 {
+                    words[at] |= bit;
+                    *len += 1;
+                }
+            }
+        }
+    }
+
+    /// Unlists `slot` if listed.
+    fn remove(&mut self, slot: u32) {
+        match self {
+            Posting::List(list) => {
+                if let Ok(at) = list.binary_search(&slot) {
+                    list.remove(at);
+                }
+            }
+            Posting::Bits { words, len } => {
+                if let Some(w) = words.get_mut(slot as usize / 64) {
+                    let bit = 1 << (slot % 64);
+                    if *w & bit != 0 {
+                        *w &= !bit;
+                        *len -= 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The slots, ascending.
+    fn slots(&self) -> Vec<u32> {
+        match self {
+            Posting::List(list) => list.to_vec(),
+            Posting::Bits { words, len } => {
+                let mut out = Vec::with_capacity(*len);
+                for (i, &w) in words.iter().enumerate() {
+                    let mut w = w;
+                    while w != 0 {
+                        out.push(i as u32 * 64 + w.trailing_zeros());
+                        w &= w - 1;
+                    }
+                }
+                out
+            }
+        }
+    }
+}
 
 /// Bucket → entities whose text has a window hashing to it.
 #[derive(Default)]
@@ -85,19 +201,7 @@ impl SubstringIndex {
         }
         for text in texts {
             for b in windows(text) {
-                let posting = &mut self.buckets[b];
-                match posting.last() {
-                    // Already listed by an earlier window of this entity.
-                    Some(&last) if last == slot => {}
-                    // An older entity gaining text: keep the list sorted.
-                    Some(&last) if last > slot => {
-                        if let Err(at) = posting.binary_search(&slot) {
-                            posting.insert(at, slot);
-                        }
-                    }
-                    // The newest entity: the common case.
-                    _ => posting.push(slot),
-                }
+                self.buckets[b].add(slot);
             }
         }
     }
@@ -105,10 +209,8 @@ impl SubstringIndex {
     /// Unlists `slot` from these buckets (as returned by [`buckets_of`]).
     pub fn remove(&mut self, slot: u32, buckets: &[u32]) {
         for &b in buckets {
-            if let Some(posting) = self.buckets.get_mut(b as usize)
-                && let Ok(at) = posting.binary_search(&slot)
-            {
-                posting.remove(at);
+            if let Some(posting) = self.buckets.get_mut(b as usize) {
+                posting.remove(slot);
             }
         }
     }
@@ -128,12 +230,12 @@ impl SubstringIndex {
             .map(|b| &self.buckets[b as usize])
             .collect();
         lists.sort_unstable_by_key(|p| p.len());
-        let mut out: Vec<u32> = lists[0].to_vec();
+        let mut out: Vec<u32> = lists[0].slots();
         for list in &lists[1..] {
             if out.is_empty() {
                 break;
             }
-            out.retain(|slot| list.binary_search(slot).is_ok());
+            out.retain(|&slot| list.contains(slot));
         }
         Some(out)
     }
@@ -240,5 +342,32 @@ mod tests {
         idx.add(3, [Lower::Ascii(b"XYZ")]);
         idx.add(2, [Lower::Text("xyz")]);
         assert_eq!(idx.candidates("xyz"), Some(alloc::vec![1, 2, 3]));
+    }
+
+    /// A list that grows dense becomes a bitmap; listing, unlisting and candidates answer
+    /// as the list did (ascending, each slot once), for new and older entities alike.
+    #[test]
+    fn a_dense_list_becomes_a_bitmap_that_answers_as_the_list_did() {
+        let mut idx = SubstringIndex::default();
+        let n = 2 * MIN_BITMAP_LEN as u32;
+        for slot in (0..n).filter(|s| s % 3 != 0) {
+            idx.add(slot, [Lower::Text("common xyz")]);
+        }
+        let bucket = buckets_of([Lower::Text("xyz")])[0] as usize;
+        assert!(matches!(idx.buckets[bucket], Posting::Bits { .. }));
+        // Older entities gaining the text, one already listed, and one past the end.
+        for slot in [0, 3, 4, n + 100] {
+            idx.add(slot, [Lower::Text("xyz")]);
+        }
+        idx.remove(1, &buckets_of([Lower::Text("xyz")]));
+        idx.remove(1, &buckets_of([Lower::Text("xyz")]));
+        let mut expected: Vec<u32> = (0..n).filter(|s| s % 3 != 0 && *s != 1).collect();
+        expected.extend([0, 3, n + 100]);
+        expected.sort_unstable();
+        assert_eq!(idx.candidates("xyz"), Some(expected.clone()));
+        assert_eq!(idx.buckets[bucket].len(), expected.len());
+        // Intersections mixing a bitmap and a short list.
+        idx.add(7, [Lower::Text("qqxyz")]);
+        assert_eq!(idx.candidates("qqxyz"), Some(alloc::vec![7]));
     }
 }
