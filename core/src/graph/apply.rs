@@ -440,15 +440,8 @@ impl Graph {
         let Some(sym) = self.strings.lookup(name) else {
             return;
         };
+        self.drop_ended(|r| r.from == sym || r.to == sym);
         let mut released = Vec::new();
-        self.ended.retain(|e| {
-            let r = e.relation;
-            let keep = r.from != sym && r.to != sym;
-            if !keep {
-                released.extend([r.from, r.to, r.relation_type].into_iter().chain(r.context));
-            }
-            keep
-        });
         self.reflections.retain(|r| {
             let keep = match r.target {
                 Target::Entity(e) => e != sym,
@@ -595,12 +588,17 @@ impl Graph {
         let Some(key) = self.triple(r.from, r.to, r.relation_type) else {
             return;
         };
+        self.drop_ended(|rel| [rel.from, rel.to, rel.relation_type] == key);
+    }
+
+    /// Removes the ended relations `doomed` picks from the history, releasing their strings.
+    fn drop_ended(&mut self, doomed: impl Fn(&Relation) -> bool) {
         let mut released = Vec::new();
         self.ended.retain(|e| {
-            let rel = e.relation;
-            let keep = [rel.from, rel.to, rel.relation_type] != key;
+            let r = e.relation;
+            let keep = !doomed(&r);
             if !keep {
-                released.extend(key.into_iter().chain(rel.context));
+                released.extend([r.from, r.to, r.relation_type].into_iter().chain(r.context));
             }
             keep
         });

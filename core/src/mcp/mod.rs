@@ -646,11 +646,7 @@ fn read_as_of<L: Log>(
     (name, args): (&str, &Value),
     by: Provenance<'_>,
 ) -> String {
-    let journal = match memory.journal() {
-        Ok(journal) => journal,
-        Err(e) => return output::failure(&e.to_string()),
-    };
-    match journal.as_of(at) {
+    match memory.journal().and_then(|journal| journal.as_of(at)) {
         Ok(Ok(graph)) => {
             let indexes = Indexes::default();
             let ctx = Ctx {
@@ -661,7 +657,7 @@ fn read_as_of<L: Log>(
             tools::run_past(catalog, ctx, name, args)
         }
         Ok(Err(start)) => tools::history::before_start(at, start),
-        Err(e) => output::failure(&format!("the memory log could not be read back: {e}")),
+        Err(e) => output::failure(&e.to_string()),
     }
 }
 

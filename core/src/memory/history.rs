@@ -12,9 +12,15 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
+use super::Error;
 use crate::graph::Graph;
 use crate::model::{Millis, Provenance, Relation, Restore};
 use crate::record::{Agent, DecodeError, Op, Record, Stamp};
+
+/// A record that replayed when the memory opened but not now (the log changed under it).
+fn unreadable(e: DecodeError) -> Error {
+    Error::Unavailable(format!("the memory log could not be read back: {e}"))
+}
 
 /// A change's id: the time it was stamped with and its place among the changes stamped
 /// with the same millisecond (ids survive compaction: times in a log never go back, so a
@@ -150,16 +156,11 @@ impl<'a> Footprint<'a> {
 
     /// What in `self` (a later change) depends on `target` (the change to undo), whose
     /// created or removed entities are `appeared`: the first thing found, in words.
-    fn depends_on(&self, target: &Footprint<'_>, appeared: &BTreeSet<&str>) -> Option<String> {
-        if let Some(name) = self.entities.iter().find(|n| target.entities.contains(*n)) {
+    fn depends_on(&self, target: &Footprint<'a>, appeared: &BTreeSet<&str>) -> Option<String> {
+        if let Some(name) = self.entities.intersection(&target.entities).next() {
             return Some(format!("it changed entity '{name}' again"));
         }
-        if let Some([from, to, kind]) = self.relations.iter().find(|t| {
-            target
-                .relations
-                .iter()
-                .any(|u| u[0] == t[0] && u[1] == t[1] && u[2] == t[2])
-        }) {
+        if let Some([from, to, kind]) = self.relations.intersection(&target.relations).next() {
             return Some(format!("it changed relation {from} -{kind}-> {to} again"));
         }
         for [from, to, kind] in &target.relations {
@@ -187,12 +188,12 @@ impl Journal {
     /// Every change the log holds, oldest first, decoded; records without a stamp (from
     /// before times were kept, and snapshots) are history's start, not changes, and are
     /// left out.
-    pub fn changes(&self) -> Result<Vec<Logged<'_>>, DecodeError> {
+    pub fn changes(&self) -> Result<Vec<Logged<'_>>, Error> {
         let mut agents: Vec<Provenance<'_>> = Vec::new();
         let mut changes = Vec::new();
         let mut last: Option<ChangeId> = None;
         for (index, bytes) in self.entries.iter().enumerate() {
-            let record = Record::decode(bytes)?;
+            let record = Record::decode(bytes).map_err(unreadable)?;
             let stamp = record.stamp;
             if let Some(Stamp {
                 by: Agent::New(p), ..
@@ -231,44 +232,36 @@ impl Journal {
     }
 
     /// The graph of the first `count` entries.
-    fn replay(&self, count: usize) -> Result<Graph, DecodeError> {
+    fn replay(&self, count: usize) -> Result<Graph, Error> {
         let mut graph = Graph::default();
         for bytes in &self.entries[..count] {
-            graph.apply(&Record::decode(bytes)?, &mut ());
+            graph.apply(&Record::decode(bytes).map_err(unreadable)?, &mut ());
         }
         Ok(graph)
     }
 
-    /// The number of leading entries with no stamp: the state history starts from.
-    fn unstamped_prefix(&self) -> Result<usize, DecodeError> {
-        for (i, bytes) in self.entries.iter().enumerate() {
-            if Record::decode(bytes)?.stamp.is_some() {
-                return Ok(i);
-            }
-        }
-        Ok(self.entries.len())
-    }
-
-    /// The earliest time the history reaches back to: the latest time in the state it
-    /// starts from (a compacted log's snapshot), `0` if that state carries no times.
-    pub fn start(&self) -> Result<Millis, DecodeError> {
-        Ok(self.replay(self.unstamped_prefix()?)?.last_at())
-    }
-
-    /// The graph as it was at `at`: the history's start and every change stamped at or
-    /// before it. `Err(start)` if the history does not reach back that far.
-    pub fn as_of(&self, at: Millis) -> Result<Result<Graph, Millis>, DecodeError> {
-        let start = self.start()?;
-        if at < start {
-            return Ok(Err(start));
-        }
+    /// The graph as it was at `at`: the state history starts from (the leading records
+    /// without a stamp: a compacted log's snapshot) and every change stamped at or before
+    /// `at`. `Err(start)` if the history does not reach back that far: `start` is the
+    /// latest time in the state it starts from (`0` if that state carries no times).
+    pub fn as_of(&self, at: Millis) -> Result<Result<Graph, Millis>, Error> {
         let mut graph = Graph::default();
+        let mut started = false;
         for bytes in &self.entries {
-            let record = Record::decode(bytes)?;
-            if record.stamp.is_some_and(|s| s.at > at) {
-                break;
+            let record = Record::decode(bytes).map_err(unreadable)?;
+            if let Some(stamp) = record.stamp {
+                if !started && at < graph.last_at() {
+                    return Ok(Err(graph.last_at()));
+                }
+                started = true;
+                if stamp.at > at {
+                    break;
+                }
             }
             graph.apply(&record, &mut ());
+        }
+        if !started && at < graph.last_at() {
+            return Ok(Err(graph.last_at()));
         }
         Ok(Ok(graph))
     }
@@ -277,11 +270,7 @@ impl Journal {
     /// [`Op::Restore`] putting back, as they were before it, the entities and relations it
     /// changed. Refused if no change has that id, if it cannot be undone (it forgot
     /// entities, or wrote reflections), or if a later change depends on it.
-    pub fn undo(
-        &self,
-        id: ChangeId,
-        current: &Graph,
-    ) -> Result<Result<Vec<u8>, Refused>, DecodeError> {
+    pub fn undo(&self, id: ChangeId, current: &Graph) -> Result<Result<Vec<u8>, Refused>, Error> {
         let changes = self.changes()?;
         let Some(at) = changes.iter().position(|c| c.id == id) else {
             return Ok(Err(Refused(format!(
@@ -355,13 +344,14 @@ impl Journal {
     /// latest change: the state at the horizon as a snapshot, then every change made since,
     /// as it was logged. `current` is the graph the whole log builds. A log whose changes
     /// carry no times (a host without a clock) keeps no history, nor does `keep` 0.
-    pub fn compacted(&self, keep: Millis, current: &Graph) -> Result<Vec<Vec<u8>>, DecodeError> {
+    pub fn compacted(&self, keep: Millis, current: &Graph) -> Result<Vec<Vec<u8>>, Error> {
         let latest = current.last_at();
         let horizon = latest.saturating_sub(keep);
         let mut split = self.entries.len();
         if latest != 0 && keep != 0 {
             for (i, bytes) in self.entries.iter().enumerate() {
-                if Record::decode(bytes)?
+                if Record::decode(bytes)
+                    .map_err(unreadable)?
                     .stamp
                     .is_some_and(|s| s.at != 0 && s.at >= horizon)
                 {

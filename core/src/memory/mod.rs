@@ -334,6 +334,11 @@ impl<L: Log> Memory<L> {
     /// unavailable.
     pub fn journal(&mut self) -> Result<Journal, Error> {
         self.current()?;
+        self.read_journal()
+    }
+
+    /// The log's entries as this memory last saw them (the caller caught up).
+    fn read_journal(&mut self) -> Result<Journal, Error> {
         let entries = self.log.entries().map_err(Error::log(LogOp::Refresh))?;
         Ok(Journal::new(entries))
     }
@@ -348,12 +353,15 @@ impl<L: Log> Memory<L> {
         Ok(records.len())
     }
 
-    /// The log as [`Memory::compact`] writes it.
+    /// The log as [`Memory::compact`] writes it. When no history is kept (none asked for,
+    /// or no change carries a time) that is the graph's snapshot, and the log is not read.
     fn compacted(&mut self) -> Result<Vec<Vec<u8>>, Error> {
-        let journal = self.journal()?;
-        journal
-            .compacted(self.history, &self.graph)
-            .map_err(|e| Error::Unavailable(format!("the memory log could not be read back: {e}")))
+        let keep = self.history;
+        let current = self.current()?;
+        if keep == 0 || current.last_at() == 0 {
+            return Ok(current.snapshot());
+        }
+        self.read_journal()?.compacted(keep, &self.graph)
     }
 
     /// Undoes change `id` ([`Journal::undo`]): logs, at `at` by `by`, the change that puts
@@ -364,11 +372,7 @@ impl<L: Log> Memory<L> {
         at: Millis,
         by: &Provenance<'_>,
     ) -> Result<Result<(), Refused>, Error> {
-        let journal = self.journal()?;
-        let undo = journal.undo(id, &self.graph).map_err(|e| {
-            Error::Unavailable(format!("the memory log could not be read back: {e}"))
-        })?;
-        match undo {
+        match self.journal()?.undo(id, &self.graph)? {
             Ok(bytes) => self.commit(Change(Some(bytes)), at, by).map(Ok),
             Err(refused) => Ok(Err(refused)),
         }

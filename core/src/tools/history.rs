@@ -3,7 +3,7 @@
 //! through [`Journal`], which the server fetches when a call asks for it.
 
 use alloc::format;
-use alloc::string::String;
+use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -104,9 +104,7 @@ struct HistoryView<'j> {
 /// The `history` result: the changes matching `q`, newest first, each with its id, time,
 /// who made it, and its ops (with an entity, only the parts that touch it).
 pub fn history(journal: &Journal, q: &Query) -> Result<String, String> {
-    let changes = journal
-        .changes()
-        .map_err(|e| format!("the memory log could not be read back: {e}"))?;
+    let changes = journal.changes().map_err(|e| e.to_string())?;
     let mut shown = Vec::new();
     let mut more = false;
     for change in changes.iter().rev() {
