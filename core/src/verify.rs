@@ -473,15 +473,15 @@ pub fn verify(bytes: &[u8]) -> Report {
 fn verify_seed_log(bytes: &[u8]) -> SeedLogReport {
     let (converted, warnings) = match seedlog::convert(bytes) {
         Ok(c) => {
-            let mut graph = Graph::default();
-            let mut decoded = Ok(());
-            for payload in &c.records {
-                match Record::decode(payload) {
-                    Ok(record) => graph.apply(&record, &mut ()),
-                    Err(e) => decoded = Err(e.to_string()),
-                }
-            }
-            (decoded.map(|()| GraphCounts::of(&graph)), c.warnings)
+            let graph = c
+                .records
+                .iter()
+                .try_fold(Graph::default(), |mut g, payload| {
+                    g.apply(&Record::decode(payload)?, &mut ());
+                    Ok::<_, DecodeError>(g)
+                });
+            let counts = graph.map(|g| GraphCounts::of(&g));
+            (counts.map_err(|e| e.to_string()), c.warnings)
         }
         Err(e) => (Err(e), Vec::new()),
     };

@@ -27,24 +27,28 @@ pub fn verify(file: &Path, json: bool) -> u8 {
             return CANNOT_CHECK;
         }
     };
-    if crate::seeddb::is_sqlite(&bytes) {
-        return verify_database(file, json);
-    }
-    let report = verify::verify(&bytes);
-    let printed = if json {
-        writeln!(std::io::stdout(), "{}", report.to_json())
+    let (line, code) = if crate::seeddb::is_sqlite(&bytes) {
+        database_report(file, bytes.len(), json)
     } else {
-        writeln!(std::io::stdout(), "{}: {report}", file.display())
+        let report = verify::verify(&bytes);
+        let line = if json {
+            report.to_json()
+        } else {
+            format!("{}: {report}", file.display())
+        };
+        (line, report.verdict().exit_code())
     };
-    match printed.and_then(|()| std::io::stdout().flush()) {
-        Ok(()) => report.verdict().exit_code(),
+    let mut out = std::io::stdout();
+    match writeln!(out, "{line}").and_then(|()| out.flush()) {
+        Ok(()) => code,
         Err(_) => CANNOT_CHECK,
     }
 }
 
-/// Checks a seed system's SQLite database as opening converts it (the native host reads
-/// those); prints what it holds, or why it does not convert (exit 1).
-fn verify_database(file: &Path, json: bool) -> u8 {
+/// The report on a seed system's SQLite database of `bytes` bytes, checked as opening
+/// converts it (the native host reads those): what it holds, or why it does not convert
+/// (exit 1); with its exit code.
+fn database_report(file: &Path, bytes: usize, json: bool) -> (String, u8) {
     let read = crate::seeddb::read(file);
     let (verdict, code, text) = match &read {
         Ok(read) => (
@@ -58,27 +62,23 @@ fn verify_database(file: &Path, json: bool) -> u8 {
             format!("damaged (opening refuses to convert it)\nfirst problem: {e:#}"),
         ),
     };
-    let printed = if json {
-        let value = serde_json::json!({
+    let line = if json {
+        serde_json::json!({
             "format": "sqlite",
-            "bytes": fs::metadata(file).map(|m| m.len()).unwrap_or(0),
+            "bytes": bytes,
             "summary": read.as_ref().ok().map(|r| r.summary.clone()),
             "problem": read.as_ref().err().map(|e| serde_json::json!({"message": format!("{e:#}")})),
             "verdict": verdict,
             "exitCode": code,
-        });
-        writeln!(std::io::stdout(), "{value}")
+        })
+        .to_string()
     } else {
-        writeln!(
-            std::io::stdout(),
+        format!(
             "{}: SQLite database of a seed memory server (not an mcp-memory log): {text}",
             file.display()
         )
     };
-    match printed.and_then(|()| std::io::stdout().flush()) {
-        Ok(()) => code,
-        Err(_) => CANNOT_CHECK,
-    }
+    (line, code)
 }
 
 /// Where `repair` writes by default: `FILE.repaired`.
