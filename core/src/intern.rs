@@ -104,6 +104,15 @@ impl Interner {
         Sym::of(i)
     }
 
+    /// Returns the handle for `text`, adding `refs` references (at least one).
+    pub fn intern_with_refs(&mut self, text: &str, refs: u32) -> Sym {
+        let sym = self.intern(text);
+        if let Some(slot) = self.slots[sym.index()].as_mut() {
+            slot.refs += refs.saturating_sub(1);
+        }
+        sym
+    }
+
     /// Drops one reference; the string is freed when none remain.
     pub fn release(&mut self, sym: Sym) {
         let Some(slot) = self.slots[sym.index()].as_mut() else {

@@ -21,6 +21,13 @@ use alloc::vec::Vec;
 use core::fmt;
 use serde::{Deserialize, Serialize};
 
+mod checkpoint;
+
+pub use checkpoint::{
+    AgentRow, CHECKPOINT, Checkpoint, EntityRow, FactRow, OptStr, ReflectionRow, RelationRow, Str,
+    TargetRow, is_checkpoint,
+};
+
 use crate::model::{
     Entity, EntityPatch, EntityState, Millis, NewFacts, NewReflection, NewRelation, Observations,
     Provenance, Reflection, Relation, RelationState, Restore,
@@ -239,6 +246,15 @@ fn encoded(value: &impl Serialize) -> Vec<u8> {
     postcard::to_allocvec(value).expect("records always serialize")
 }
 
+/// The value these bytes encode, all of them.
+fn decode_all<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, DecodeError> {
+    match postcard::take_from_bytes::<T>(bytes) {
+        Ok((value, [])) => Ok(value),
+        Ok((_, rest)) => Err(DecodeError(alloc::format!("{} trailing bytes", rest.len()))),
+        Err(e) => Err(DecodeError(e.to_string())),
+    }
+}
+
 impl Record<'_> {
     /// The record's payload bytes: a stamped change, or (unstamped) a single op as the
     /// first format wrote it, or a batch.
@@ -267,16 +283,34 @@ pub fn stamped(bytes: &[u8], stamp: &Stamp<'_>) -> Vec<u8> {
     out
 }
 
-impl<'a> Record<'a> {
-    /// Reads a record from its payload bytes, borrowing strings from them.
+/// A log entry: a change, or a [`Checkpoint`] (whose body is read only by whoever loads it).
+#[derive(Debug, PartialEq, Clone)]
+pub enum Entry<'a> {
+    /// A change.
+    Change(Record<'a>),
+    /// A checkpoint: the graph restated.
+    Checkpoint,
+}
+
+impl<'a> Entry<'a> {
+    /// Reads a log entry from its payload bytes, borrowing strings from them.
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let wire = match postcard::take_from_bytes::<Wire<'a>>(bytes) {
-            Ok((wire, [])) => wire,
-            Ok((_, rest)) => {
-                return Err(DecodeError(alloc::format!("{} trailing bytes", rest.len())));
-            }
-            Err(e) => return Err(DecodeError(e.to_string())),
-        };
+        if is_checkpoint(bytes) {
+            Ok(Entry::Checkpoint)
+        } else {
+            Record::decode(bytes).map(Entry::Change)
+        }
+    }
+}
+
+impl<'a> Record<'a> {
+    /// Reads a record from its payload bytes, borrowing strings from them. A checkpoint is
+    /// not a record (see [`Entry`]).
+    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
+        if is_checkpoint(bytes) {
+            return Err(DecodeError("a checkpoint, not a change".into()));
+        }
+        let wire = decode_all::<Wire<'a>>(bytes)?;
         let single = |op| Record::from(op);
         Ok(match wire {
             Wire::CreateEntities(v) => single(Op::CreateEntities(v)),

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use crate::frame::{self, End, ScanError, TornTail};
 use crate::graph::Graph;
 use crate::jsonl::{self, ImportError};
-use crate::record::{DecodeError, OP_NAMES, Record};
+use crate::record::{Checkpoint, DecodeError, Entry, OP_NAMES, Record};
 use crate::seedlog;
 
 /// What a check of a memory file found.
@@ -126,6 +126,8 @@ pub struct RecordCounts {
     pub stamped: usize,
     /// Ops by kind: the index is [`crate::record::Op::index`], the name in [`OP_NAMES`].
     pub ops: [usize; OP_NAMES.len()],
+    /// Checkpoints (counted among the records).
+    pub checkpoints: usize,
 }
 
 impl RecordCounts {
@@ -163,6 +165,11 @@ impl fmt::Display for RecordCounts {
             write!(f, "{sep}{name} {n}")?;
             sep = ", ";
         }
+        if self.checkpoints > 0 {
+            let sep = if sep == " (" { sep } else { "; " };
+            write!(f, "{sep}checkpoints {}", self.checkpoints)?;
+            return write!(f, ")");
+        }
         if sep != " (" {
             write!(f, ")")?;
         }
@@ -184,6 +191,14 @@ pub enum Problem {
         /// What is wrong with it.
         reason: &'static str,
     },
+    /// A checkpoint that does not restate the graph the records before it build (opening
+    /// would start from it).
+    Checkpoint {
+        /// Byte offset of the frame.
+        offset: usize,
+        /// 0-based index of the record.
+        record: usize,
+    },
     /// A whole frame whose payload is no record this version knows.
     Undecodable {
         /// Byte offset of the frame.
@@ -200,7 +215,9 @@ impl Problem {
     pub fn offset(&self) -> usize {
         match self {
             Problem::UnsupportedVersion(_) => frame::MAGIC.len(),
-            Problem::Corrupt { offset, .. } | Problem::Undecodable { offset, .. } => *offset,
+            Problem::Corrupt { offset, .. }
+            | Problem::Checkpoint { offset, .. }
+            | Problem::Undecodable { offset, .. } => *offset,
         }
     }
 
@@ -208,7 +225,9 @@ impl Problem {
     pub fn record(&self) -> Option<usize> {
         match self {
             Problem::UnsupportedVersion(_) => None,
-            Problem::Corrupt { record, .. } | Problem::Undecodable { record, .. } => Some(*record),
+            Problem::Corrupt { record, .. }
+            | Problem::Checkpoint { record, .. }
+            | Problem::Undecodable { record, .. } => Some(*record),
         }
     }
 
@@ -216,6 +235,7 @@ impl Problem {
         match self {
             Problem::UnsupportedVersion(_) => "unsupported-version",
             Problem::Corrupt { .. } => "corrupt",
+            Problem::Checkpoint { .. } => "checkpoint",
             Problem::Undecodable { .. } => "undecodable",
         }
     }
@@ -237,6 +257,10 @@ impl fmt::Display for Problem {
             } => write!(
                 f,
                 "corrupt record at byte offset {offset} (record {record}): {reason}"
+            ),
+            Problem::Checkpoint { offset, record } => write!(
+                f,
+                "checkpoint {record} at byte offset {offset} does not restate the records before it"
             ),
             Problem::Undecodable {
                 offset,
@@ -315,6 +339,7 @@ impl Report {
                 let records = json!({
                     "total": log.records.total(),
                     "stamped": log.records.stamped,
+                    "checkpoints": log.records.checkpoints,
                     "byKind": by_kind,
                 });
                 json!({
@@ -519,13 +544,25 @@ fn verify_log(bytes: &[u8]) -> LogReport {
         frame::HEADER_LEN
     };
     for (index, payload) in walk.records.iter().enumerate() {
-        match Record::decode(payload) {
-            Ok(record) => {
+        match read_entry(&mut graph, index, payload) {
+            Ok(Some(record)) => {
                 records.count(&record);
                 graph.apply(&record, &mut ());
                 offset += frame::FRAME_HEADER_LEN + payload.len();
             }
-            Err(error) => {
+            Ok(None) => {
+                records.records += 1;
+                records.checkpoints += 1;
+                offset += frame::FRAME_HEADER_LEN + payload.len();
+            }
+            Err(None) => {
+                problem = Some(Problem::Checkpoint {
+                    offset,
+                    record: index,
+                });
+                break;
+            }
+            Err(Some(error)) => {
                 problem = Some(Problem::Undecodable {
                     offset,
                     record: index,
@@ -542,6 +579,28 @@ fn verify_log(bytes: &[u8]) -> LogReport {
         graph: GraphCounts::of(&graph),
         torn,
         problem,
+    }
+}
+
+/// Reads entry `index` of a log read in order: a change to apply, or (`None`) a checkpoint,
+/// loaded into `graph` as the first entry and otherwise checked against it. `Err(None)`: a
+/// checkpoint that does not restate `graph`.
+fn read_entry<'a>(
+    graph: &mut Graph,
+    index: usize,
+    payload: &'a [u8],
+) -> Result<Option<Record<'a>>, Option<DecodeError>> {
+    match Entry::decode(payload)? {
+        Entry::Change(record) => Ok(Some(record)),
+        Entry::Checkpoint => {
+            let checkpoint = Checkpoint::decode(payload)?;
+            if index == 0 {
+                *graph = Graph::from_checkpoint(&checkpoint);
+            } else if graph.checkpoint() != payload {
+                return Err(None);
+            }
+            Ok(None)
+        }
     }
 }
 

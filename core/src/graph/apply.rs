@@ -3,6 +3,7 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
+use super::triples;
 use super::{
     AgentSyms, Ended, Entity, EntityId, Extra, FactMeta, Graph, Ids, Observer, Past, Reflection,
     Relation, RelationId, Target,
@@ -45,7 +46,7 @@ impl Graph {
             }
             Op::CreateRelations(list) => {
                 self.relations.reserve(list.len());
-                self.by_triple.reserve(list.len());
+                self.by_triple.reserve(list.len(), &self.relations);
                 list.iter().for_each(|r| self.insert_relation(r, at, None));
             }
             Op::AddObservations(list) => {
@@ -516,9 +517,7 @@ impl Graph {
     /// Lists a relation under its triple and its endpoints.
     pub(super) fn list_relation(&mut self, id: RelationId, r: Relation) {
         self.by_triple
-            .entry([r.from, r.to, r.relation_type])
-            .or_default()
-            .push(id);
+            .insert(id, &triples::triple_of(&r), &self.relations);
         self.by_endpoint.entry(r.from).or_default().push(id);
         if r.to != r.from {
             self.by_endpoint.entry(r.to).or_default().push(id);
@@ -530,7 +529,7 @@ impl Graph {
         let Some(key) = self.triple(r.from, r.to, r.relation_type) else {
             return;
         };
-        for id in self.by_triple.get(&key).cloned().unwrap_or_default() {
+        for id in self.by_triple.ids(&key, &self.relations) {
             self.remove_relation(id, ended);
         }
     }
@@ -542,13 +541,8 @@ impl Graph {
             return;
         };
         self.relation_count -= 1;
-        let key = [rel.from, rel.to, rel.relation_type];
-        if let Some(ids) = self.by_triple.get_mut(&key) {
-            ids.retain(|i| *i != id);
-            if ids.is_empty() {
-                self.by_triple.remove(&key);
-            }
-        }
+        let key = triples::triple_of(&rel);
+        self.by_triple.remove(id, &key);
         for end in [rel.from, rel.to] {
             if let Some(ids) = self.by_endpoint.get_mut(&end) {
                 ids.retain(|i| *i != id);
@@ -630,7 +624,7 @@ impl Graph {
 
 impl Extra {
     /// Whether it holds nothing (and need not be kept).
-    fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.tags.is_empty()
             && self.importance.is_none()
             && self.parent.is_none()

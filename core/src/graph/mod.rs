@@ -11,7 +11,9 @@
 //! second entity with an existing name.
 
 mod apply;
+mod checkpoint;
 mod snapshot;
+mod triples;
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
@@ -20,6 +22,7 @@ use smallvec::SmallVec;
 use crate::hash::HashMap;
 use crate::intern::{Interner, Sym};
 use crate::model::{self, Millis};
+pub use checkpoint::Replayed;
 pub use snapshot::{SNAPSHOT_CHUNK, State, creating};
 
 /// Position of an entity in insertion order (stable until the graph is re-packed).
@@ -181,7 +184,7 @@ pub struct Graph {
     by_name: HashMap<Sym, Ids<EntityId>>,
     relations: Vec<Option<Relation>>,
     relation_count: usize,
-    by_triple: HashMap<[Sym; 3], Ids<RelationId>>,
+    by_triple: triples::Triples,
     by_endpoint: HashMap<Sym, Vec<RelationId>>,
     ended: Vec<Ended>,
     reflections: Vec<Reflection>,
@@ -284,7 +287,7 @@ impl Graph {
     /// Whether a relation with exactly this triple exists.
     pub fn has_relation(&self, from: &str, to: &str, relation_type: &str) -> bool {
         self.triple(from, to, relation_type)
-            .is_some_and(|t| self.by_triple.contains_key(&t))
+            .is_some_and(|t| self.by_triple.contains(&t, &self.relations))
     }
 
     /// Whether any relation starts or ends at this name.

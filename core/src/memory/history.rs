@@ -12,10 +12,11 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
+use super::CHECKPOINT_MIN_TAIL;
 use super::Error;
 use crate::graph::Graph;
 use crate::model::{Millis, Provenance, Relation, Restore};
-use crate::record::{Agent, DecodeError, Op, Record, Stamp};
+use crate::record::{Agent, Checkpoint, DecodeError, Entry, Op, Record, Stamp, is_checkpoint};
 
 /// A record that replayed when the memory opened but not now (the log changed under it).
 fn unreadable(e: DecodeError) -> Error {
@@ -187,13 +188,28 @@ impl Journal {
 
     /// Every change the log holds, oldest first, decoded; records without a stamp (from
     /// before times were kept, and snapshots) are history's start, not changes, and are
-    /// left out.
+    /// left out, as are checkpoints.
     pub fn changes(&self) -> Result<Vec<Logged<'_>>, Error> {
         let mut agents: Vec<Provenance<'_>> = Vec::new();
         let mut changes = Vec::new();
         let mut last: Option<ChangeId> = None;
         for (index, bytes) in self.entries.iter().enumerate() {
-            let record = Record::decode(bytes).map_err(unreadable)?;
+            let record = match Entry::decode(bytes).map_err(unreadable)? {
+                Entry::Change(record) => record,
+                // The state history starts from: its table of who made changes.
+                Entry::Checkpoint if index == 0 => {
+                    let c = Checkpoint::decode(bytes).map_err(unreadable)?;
+                    let text = |s: u32| c.strings[s as usize];
+                    agents.extend(c.agents.iter().map(|a| Provenance {
+                        client: text(a.client),
+                        version: text(a.version),
+                        session: text(a.session),
+                        actor: a.actor.checked_sub(1).map(text),
+                    }));
+                    continue;
+                }
+                Entry::Checkpoint => continue,
+            };
             let stamp = record.stamp;
             if let Some(Stamp {
                 by: Agent::New(p), ..
@@ -233,11 +249,10 @@ impl Journal {
 
     /// The graph of the first `count` entries.
     fn replay(&self, count: usize) -> Result<Graph, Error> {
-        let mut graph = Graph::default();
-        for bytes in &self.entries[..count] {
-            graph.apply(&Record::decode(bytes).map_err(unreadable)?, &mut ());
+        match Graph::replay(&self.entries[..count]) {
+            Ok(replayed) => Ok(replayed.graph),
+            Err((_, e)) => Err(unreadable(e)),
         }
-        Ok(graph)
     }
 
     /// The graph as it was at `at`: the state history starts from (the leading records
@@ -247,8 +262,11 @@ impl Journal {
     pub fn as_of(&self, at: Millis) -> Result<Result<Graph, Millis>, Error> {
         let mut graph = Graph::default();
         let mut started = false;
-        for bytes in &self.entries {
-            let record = Record::decode(bytes).map_err(unreadable)?;
+        for (index, bytes) in self.entries.iter().enumerate() {
+            let Entry::Change(record) = Entry::decode(bytes).map_err(unreadable)? else {
+                graph.apply_entry(index, bytes).map_err(unreadable)?;
+                continue;
+            };
             if let Some(stamp) = record.stamp {
                 if !started && at < graph.last_at() {
                     return Ok(Err(graph.last_at()));
@@ -341,19 +359,18 @@ impl Journal {
     }
 
     /// The log compacted to keep the history of the last `keep` milliseconds before the
-    /// latest change: the state at the horizon as a snapshot, then every change made since,
-    /// as it was logged. `current` is the graph the whole log builds. A log whose changes
-    /// carry no times (a host without a clock) keeps no history, nor does `keep` 0.
+    /// latest change: the state at the horizon as a checkpoint, then every change made
+    /// since, as it was logged, then (if those changes are many) a checkpoint of `current`,
+    /// the graph the whole log builds. A log whose changes carry no times (a host without a
+    /// clock) keeps no history, nor does `keep` 0: it compacts to `current`'s checkpoint.
     pub fn compacted(&self, keep: Millis, current: &Graph) -> Result<Vec<Vec<u8>>, Error> {
         let latest = current.last_at();
         let horizon = latest.saturating_sub(keep);
         let mut split = self.entries.len();
         if latest != 0 && keep != 0 {
             for (i, bytes) in self.entries.iter().enumerate() {
-                if Record::decode(bytes)
-                    .map_err(unreadable)?
-                    .stamp
-                    .is_some_and(|s| s.at != 0 && s.at >= horizon)
+                if let Entry::Change(record) = Entry::decode(bytes).map_err(unreadable)?
+                    && record.stamp.is_some_and(|s| s.at != 0 && s.at >= horizon)
                 {
                     split = i;
                     break;
@@ -361,10 +378,22 @@ impl Journal {
             }
         }
         if split == self.entries.len() {
-            return Ok(current.snapshot());
+            return Ok(alloc::vec![current.checkpoint()]);
         }
-        let mut records = self.replay(split)?.snapshot();
-        records.extend(self.entries[split..].iter().cloned());
+        let mut records = Vec::new();
+        if split > 0 {
+            records.push(self.replay(split)?.checkpoint());
+        }
+        let changes = self.entries[split..].iter().filter(|e| !is_checkpoint(e));
+        records.extend(changes.cloned());
+        let tail: usize = records
+            .iter()
+            .skip(usize::from(split > 0))
+            .map(Vec::len)
+            .sum();
+        if tail as u64 >= CHECKPOINT_MIN_TAIL {
+            records.push(current.checkpoint());
+        }
         Ok(records)
     }
 }

@@ -15,7 +15,7 @@ use crate::graph::Graph;
 use crate::index::Indexes;
 use crate::log::{Changes, Contents, Log, LogError};
 use crate::model::{Millis, Provenance};
-use crate::record::{Agent, DecodeError, Op, Record, Stamp};
+use crate::record::{Agent, DecodeError, Op, Record, Stamp, is_checkpoint};
 use crate::{frame, jsonl, seedlog};
 use history::{ChangeId, Journal, Refused};
 
@@ -175,6 +175,10 @@ pub struct Memory<L: Log> {
     log_bytes: u64,
     /// Log size at which to look again whether most of it is dead (see [`Memory::commit`]).
     compact_at: u64,
+    /// Bytes of changes logged after the last checkpoint: what replay applies one by one.
+    tail_bytes: u64,
+    /// Bytes of the last checkpoint (`0`: none).
+    checkpoint_bytes: u64,
     /// How much history compaction keeps (milliseconds before the latest change).
     history: Millis,
 }
@@ -188,9 +192,21 @@ pub const DAY_MS: Millis = 24 * 60 * 60 * 1000;
 /// Logs smaller than this (payload bytes) are never compacted automatically.
 pub const AUTO_COMPACT_MIN_BYTES: u64 = 1 << 20;
 
+/// Changes after the last checkpoint are never fewer bytes than this when a new one is
+/// written (small memories replay fast without one).
+pub const CHECKPOINT_MIN_TAIL: u64 = 256 << 10;
+
 /// Payload bytes of these records.
 fn payload_bytes(records: &[Vec<u8>]) -> u64 {
     records.iter().map(|r| r.len() as u64).sum()
+}
+
+/// Bytes of the last checkpoint among these entries and of the changes after it.
+fn checkpoint_and_tail(records: &[Vec<u8>]) -> (u64, u64) {
+    match records.iter().rposition(|r| is_checkpoint(r)) {
+        Some(at) => (records[at].len() as u64, payload_bytes(&records[at + 1..])),
+        None => (0, payload_bytes(records)),
+    }
 }
 
 impl<L: Log> Memory<L> {
@@ -201,16 +217,16 @@ impl<L: Log> Memory<L> {
         let mut graph = Graph::default();
         let mut warnings = Vec::new();
         let mut unavailable = None;
-        let mut log_bytes = 0;
+        let mut records = Vec::new();
         match log.replay().map_err(OpenError::Log)? {
-            Contents::Records(records) => {
-                graph = replay(&records)?;
-                log_bytes = payload_bytes(&records);
+            Contents::Records(read) => {
+                graph = replay(&read, &mut warnings)?;
+                records = read;
             }
             Contents::Foreign(bytes) => match convert(&mut log, &bytes) {
                 Ok(converted) => {
-                    graph = replay(&converted.records)?;
-                    log_bytes = payload_bytes(&converted.records);
+                    graph = replay(&converted.records, &mut warnings)?;
+                    records = converted.records;
                     warnings.extend(converted.warnings);
                     warnings.push(format!(
                         "converted {} ({} entities, {} relations) to the mcp-memory log format",
@@ -228,6 +244,8 @@ impl<L: Log> Memory<L> {
                 }
             },
         }
+        let log_bytes = payload_bytes(&records);
+        let (checkpoint_bytes, tail_bytes) = checkpoint_and_tail(&records);
         let memory = Memory {
             graph,
             indexes: Indexes::default(),
@@ -235,6 +253,8 @@ impl<L: Log> Memory<L> {
             unavailable,
             log_bytes,
             compact_at: AUTO_COMPACT_MIN_BYTES.max(log_bytes),
+            tail_bytes,
+            checkpoint_bytes,
             history: DEFAULT_HISTORY_DAYS as Millis * DAY_MS,
         };
         Ok((memory, warnings))
@@ -250,21 +270,30 @@ impl<L: Log> Memory<L> {
             // A memory that missed records cannot apply later ones; only a whole new log
             // (Replaced) makes it usable again.
             Changes::Appended(_) if self.unavailable.is_some() => return Ok(false),
+            // A checkpoint restates what this memory has applied: it is skipped.
             Changes::Appended(records) => records
                 .iter()
+                .filter(|bytes| !is_checkpoint(bytes))
                 .map(|bytes| Record::decode(bytes))
                 .collect::<Result<Vec<_>, _>>()
                 .map(|decoded| {
                     let (graph, indexes) = (&mut self.graph, &mut self.indexes);
                     decoded.iter().for_each(|r| graph.apply(r, indexes));
                     self.log_bytes += payload_bytes(&records);
+                    match checkpoint_and_tail(&records) {
+                        (0, tail) => self.tail_bytes += tail,
+                        (checkpoint, tail) => {
+                            (self.checkpoint_bytes, self.tail_bytes) = (checkpoint, tail);
+                        }
+                    }
                 })
                 .map_err(|e| e.to_string()),
-            Changes::Replaced(records) => replay(&records)
+            Changes::Replaced(records) => replay(&records, &mut Vec::new())
                 .map(|graph| {
                     self.graph = graph;
                     self.indexes = Indexes::default();
                     self.log_bytes = payload_bytes(&records);
+                    (self.checkpoint_bytes, self.tail_bytes) = checkpoint_and_tail(&records);
                 })
                 .map_err(|e| e.to_string()),
         };
@@ -359,7 +388,7 @@ impl<L: Log> Memory<L> {
         let keep = self.history;
         let current = self.current()?;
         if keep == 0 || current.last_at() == 0 {
-            return Ok(current.snapshot());
+            return Ok(vec![current.checkpoint()]);
         }
         self.read_journal()?.compacted(keep, &self.graph)
     }
@@ -390,7 +419,7 @@ impl<L: Log> Memory<L> {
         names: &[&str],
     ) -> Result<Forgotten, Error> {
         self.commit(change, at, by)?;
-        let records = self.current()?.snapshot();
+        let records = vec![self.current()?.checkpoint()];
         self.install(&records)?;
         let remaining = names
             .iter()
@@ -414,6 +443,7 @@ impl<L: Log> Memory<L> {
             .map_err(Error::log(LogOp::Replace))?;
         self.log_bytes = payload_bytes(records);
         self.compact_at = AUTO_COMPACT_MIN_BYTES.max(2 * self.log_bytes);
+        (self.checkpoint_bytes, self.tail_bytes) = checkpoint_and_tail(records);
         Ok(())
     }
 
@@ -532,20 +562,44 @@ impl<L: Log> Memory<L> {
         self.log.append(&bytes).map_err(Error::log(LogOp::Append))?;
         self.graph.apply(&record, &mut self.indexes);
         self.log_bytes += bytes.len() as u64;
+        self.tail_bytes += bytes.len() as u64;
         self.log.sync().map_err(Error::log(LogOp::Sync))?;
         self.compact_if_mostly_dead();
+        self.checkpoint_if_due();
         Ok(())
+    }
+
+    /// Appends a checkpoint when the changes logged since the last one have grown past a
+    /// quarter of its size (and [`CHECKPOINT_MIN_TAIL`]): replay then applies at most that
+    /// many bytes of changes one by one, and checkpoints cost a constant share of the bytes
+    /// logged. A checkpoint is not a change: it is made durable with the next one (a crash
+    /// before leaves the log as it was), and a failure to append it is tried again later.
+    fn checkpoint_if_due(&mut self) {
+        if self.tail_bytes < CHECKPOINT_MIN_TAIL.max(self.checkpoint_bytes / 4) {
+            return;
+        }
+        let bytes = self.graph.checkpoint();
+        let len = bytes.len() as u64;
+        if self.log.append(&bytes).is_ok() {
+            self.log_bytes += len;
+            (self.checkpoint_bytes, self.tail_bytes) = (len, 0);
+        } else {
+            self.tail_bytes = 0;
+        }
     }
 }
 
-/// The graph these records build.
-fn replay(records: &[Vec<u8>]) -> Result<Graph, OpenError> {
-    let mut graph = Graph::default();
-    for (index, bytes) in records.iter().enumerate() {
-        let record = Record::decode(bytes).map_err(|error| OpenError::Record { index, error })?;
-        graph.apply(&record, &mut ());
+/// The graph these records build; a checkpoint that could not be read (and was replayed
+/// around) is reported in `warnings`.
+fn replay(records: &[Vec<u8>], warnings: &mut Vec<String>) -> Result<Graph, OpenError> {
+    let replayed =
+        Graph::replay(records).map_err(|(index, error)| OpenError::Record { index, error })?;
+    if let Some((index, error)) = replayed.unread_checkpoint {
+        warnings.push(format!(
+            "the checkpoint in record {index} could not be read ({error}); the memory was rebuilt from the changes before it"
+        ));
     }
-    Ok(graph)
+    Ok(replayed.graph)
 }
 
 /// The graph in a memory file (log or reference JSONL), and notes for the user on what was
@@ -553,14 +607,15 @@ fn replay(records: &[Vec<u8>]) -> Result<Graph, OpenError> {
 fn imported(bytes: &[u8]) -> Result<(Graph, Vec<String>), String> {
     if !frame::is_log(bytes) {
         let converted = foreign_records(bytes)?;
-        let graph = replay(&converted.records).map_err(|e| e.to_string())?;
+        let graph = replay(&converted.records, &mut Vec::new()).map_err(|e| e.to_string())?;
         return Ok((graph, converted.warnings));
     }
     let scan = frame::scan(bytes).map_err(|e| e.to_string())?;
     let records: Vec<Vec<u8>> = scan.records.iter().map(|r| r.to_vec()).collect();
-    let graph = replay(&records).map_err(|e| e.to_string())?;
-    let notes = scan.torn.map(|torn| format!("the imported log's {torn}"));
-    Ok((graph, notes.into_iter().collect()))
+    let mut notes = Vec::new();
+    let graph = replay(&records, &mut notes).map_err(|e| e.to_string())?;
+    notes.extend(scan.torn.map(|torn| format!("the imported log's {torn}")));
+    Ok((graph, notes))
 }
 
 struct Converted {
