@@ -7,7 +7,7 @@ use mcp_memory_core::filelog::FileLog;
 use mcp_memory_core::graph::Graph;
 use mcp_memory_core::json::parse_lenient;
 use mcp_memory_core::mcp::GRAPH_URI;
-use mcp_memory_core::record::Record;
+use mcp_memory_core::record::{Checkpoint, Entry, is_checkpoint};
 pub use mcp_memory_core::testing::{MemDir, MemDisk, MemLog};
 use mcp_memory_core::{Contents, frame, jsonl, memory};
 use serde_json::{Map, Value};
@@ -38,9 +38,22 @@ fn graph_of(contents: &Contents) -> Option<Graph> {
             &parsed
         }
     };
+    // From the last checkpoint that decodes (it restates what came before), else from the
+    // start, where only a leading checkpoint is the state and later ones are skipped.
+    let start = records
+        .iter()
+        .rposition(|r| is_checkpoint(r))
+        .filter(|&at| Checkpoint::decode(&records[at]).is_ok())
+        .unwrap_or(0);
     let mut graph = Graph::default();
-    for r in records {
-        graph.apply(&Record::decode(r).ok()?, &mut ());
+    for (i, r) in records.iter().enumerate().skip(start) {
+        match Entry::decode(r).ok()? {
+            Entry::Change(record) => graph.apply(&record, &mut ()),
+            Entry::Checkpoint if i == start => {
+                graph = Graph::from_checkpoint(&Checkpoint::decode(r).ok()?);
+            }
+            Entry::Checkpoint => {}
+        }
     }
     Some(graph)
 }
