@@ -127,7 +127,10 @@ export class Memory {
    */
   compact(): number;
 
-  /** Makes every change durable and closes the file. */
+  /**
+   * Writes a checkpoint if many changes followed the last one (so the next start is fast),
+   * makes every change durable and closes the file.
+   */
   close(): void;
   /** Closes it: `using memory = Memory.open(file)`. */
   [Symbol.dispose](): void;

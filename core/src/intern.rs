@@ -104,6 +104,12 @@ impl Interner {
         Sym::of(i)
     }
 
+    /// Makes room for `more` new strings.
+    pub fn reserve(&mut self, more: usize) {
+        self.slots.reserve(more);
+        self.table.reserve(more, |&(h, _)| h);
+    }
+
     /// Returns the handle for `text`, adding `refs` references (at least one).
     pub fn intern_with_refs(&mut self, text: &str, refs: u32) -> Sym {
         let sym = self.intern(text);

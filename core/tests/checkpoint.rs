@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use common::*;
 use mcp_memory_core::graph::Graph;
-use mcp_memory_core::memory::{CHECKPOINT_MIN_TAIL, Memory};
+use mcp_memory_core::memory::{CHECKPOINT_MIN_TAIL, CLOSE_MIN_TAIL, Memory};
 use mcp_memory_core::record::{CHECKPOINT, Checkpoint, is_checkpoint};
 use mcp_memory_core::verify::{Problem, Report, Verdict, verify};
 use mcp_memory_core::{Contents, Server, frame};
@@ -278,4 +278,38 @@ fn verify_counts_checkpoints_and_catches_one_that_does_not_restate() {
         matches!(damaged.problem, Some(Problem::Checkpoint { record, .. }) if record == at),
         "{report}"
     );
+}
+
+/// Closing a memory checkpoints the changes since the last checkpoint if they reach
+/// `CLOSE_MIN_TAIL` (the next start then replays nothing), and writes nothing otherwise.
+#[test]
+fn closing_checkpoints_many_changes_and_nothing_else() {
+    let (mut m, log) = initialized_at(1_700_000_000_000);
+    call_ok(
+        &mut m,
+        "create_entities",
+        json!({"entities": [entity("A", "t", &["x"])]}),
+    );
+    m.memory_mut().close();
+    assert!(
+        !log.records().iter().any(|e| is_checkpoint(e)),
+        "a small change"
+    );
+    let long = "y".repeat(1000);
+    for i in 0..(CLOSE_MIN_TAIL / 1000 + 1) {
+        let text = format!("{i} {long}");
+        call_ok(
+            &mut m,
+            "add_observations",
+            json!({"observations": [{"entityName": "A", "contents": [text]}]}),
+        );
+    }
+    let (appends, syncs) = (log.appends(), log.syncs());
+    m.memory_mut().close();
+    assert_eq!((log.appends(), log.syncs()), (appends + 1, syncs + 1));
+    assert!(is_checkpoint(log.records().last().unwrap()));
+    m.memory_mut().close();
+    assert_eq!(log.appends(), appends + 1, "nothing new to checkpoint");
+    let want = graph(&mut m);
+    assert_eq!(graph(&mut open(log.reopened())), want);
 }

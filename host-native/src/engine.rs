@@ -206,6 +206,16 @@ impl Server {
             .call_end_session(&mut self.store, memory, session)?)
     }
 
+    /// Readies the memory file for the next start (a checkpoint, if many changes followed
+    /// the last one) as the host is done with it.
+    pub fn close(&mut self) -> Result<()> {
+        self.locked(|b, store, memory| {
+            b.mcp_memory_memory_server()
+                .memory()
+                .call_close(store, memory)
+        })
+    }
+
     /// Rewrites the memory file as the graph as it stands; returns its record count.
     pub fn compact(&mut self) -> Result<u32, CallError> {
         self.memory_call(|b, store, memory| {

@@ -52,7 +52,8 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// Waits for the messages already sent, then closes the memory (final fsync).
+    /// Waits for the messages already sent, then closes the memory (a checkpoint, the
+    /// final fsync).
     pub fn stop(self) {
         let _ = self.jobs.send(Job::Stop);
         let _ = self.thread.join();
@@ -98,6 +99,7 @@ pub fn start(mut service: Service) -> (Hub, Engine) {
                 Job::Stop => break,
             }
         }
+        service.close();
     });
     let hub = Hub {
         jobs: jobs.clone(),

@@ -52,6 +52,13 @@ impl Service {
         })
     }
 
+    /// Closes the memory: writes what makes the next start fast (a checkpoint).
+    pub fn close(mut self) {
+        if let Err(e) = self.server.close() {
+            eprintln!("mcp-memory: error: cannot close the memory: {e:#}");
+        }
+    }
+
     /// Forgets a session whose client went away.
     pub fn end_session(&mut self, session: u32) {
         if let Err(e) = self.server.end_session(session) {

@@ -6,7 +6,8 @@ use anyhow::Result;
 
 use crate::service::Service;
 
-/// Serves MCP on stdin/stdout (session 0) until stdin closes or the client stops reading.
+/// Serves MCP on stdin/stdout (session 0) until stdin closes or the client stops reading,
+/// then closes the memory.
 pub fn serve(mut service: Service) -> Result<()> {
     widen_pipe(&io::stdout());
     let mut stdin = io::stdin().lock();
@@ -15,16 +16,18 @@ pub fn serve(mut service: Service) -> Result<()> {
     loop {
         line.clear();
         if stdin.read_until(b'\n', &mut line)? == 0 {
-            return Ok(());
+            break;
         }
         let text = String::from_utf8_lossy(trim_eol(&line));
         let replies = service.handle(0, &text)?;
         match send(&mut stdout, &replies) {
             // The client closed its end: the session is over.
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => break,
             result => result?,
         }
     }
+    service.close();
+    Ok(())
 }
 
 /// Writes each message as one line and flushes.

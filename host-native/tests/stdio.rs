@@ -273,6 +273,40 @@ fn restart_keeps_every_entity_relation_and_observation() {
 // ---------------------------------------------------------------------------------------
 // Damage to the memory file
 
+/// A session that logged many changes ends by checkpointing them, so the next start loads
+/// the checkpoint; one that changed little writes none.
+#[test]
+fn a_session_that_changed_much_ends_with_a_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("memory.mcpmem");
+    let long = "an observation long enough to fill the log ".repeat(10);
+    let calls: Vec<(&str, Value)> = (0..200)
+        .map(|i| {
+            let obs = format!("{i} {long}");
+            let e = entity(&format!("E{i}"), "t", &[&obs]);
+            ("create_entities", json!({"entities": [e]}))
+        })
+        .collect();
+    change(on(&file), &calls);
+    let log = fs::read(&file).unwrap();
+    let all = frames(&log);
+    let (start, _) = *all.last().unwrap();
+    assert_eq!(all.len(), 201, "200 changes and a checkpoint");
+    assert_eq!(log[start + 12], 8, "the last entry is a checkpoint");
+    let want = graph(&file);
+    assert_eq!(want["entities"].as_array().unwrap().len(), 200);
+
+    change(
+        on(&file),
+        &[(
+            "create_entities",
+            json!({"entities": [entity("F", "t", &[])]}),
+        )],
+    );
+    let log = fs::read(&file).unwrap();
+    assert_eq!(frames(&log).len(), 202, "one small change: no checkpoint");
+}
+
 #[test]
 fn torn_tail_at_every_offset_of_the_last_frame_is_cut_off_with_a_warning() {
     let dir = tempfile::tempdir().unwrap();

@@ -234,6 +234,15 @@ impl FileMemory {
         self.locked(|s| s.memory_mut().compact().map_err(memory_error))
     }
 
+    /// Readies the memory file for the next start (a checkpoint, if many changes followed
+    /// the last one) as the host is done with it. Nothing acknowledged depends on it.
+    pub fn close(&mut self) -> Result<(), JsValue> {
+        self.locked(|s| {
+            s.memory_mut().close();
+            Ok(())
+        })
+    }
+
     /// Runs `f` holding the file's lock, so no other process writes meanwhile.
     fn locked<T>(
         &mut self,

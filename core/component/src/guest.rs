@@ -105,6 +105,10 @@ impl GuestMemory for GuestMem {
         self.0.borrow_mut().end_session(session)
     }
 
+    fn close(&self) {
+        self.0.borrow_mut().memory_mut().close()
+    }
+
     fn compact(&self) -> Result<u32, MemoryError> {
         let records = self.0.borrow_mut().memory_mut().compact();
         // A log of more than 4 billion records cannot be held in memory to begin with.

@@ -107,6 +107,7 @@ impl Graph {
         let mut uses = vec![0u32; c.strings.len()];
         c.each_string(|s| uses[s as usize] += 1);
         let mut strings = Interner::default();
+        strings.reserve(uses.iter().filter(|&&n| n > 0).count());
         let syms: Vec<Option<Sym>> = c
             .strings
             .iter()
@@ -131,7 +132,7 @@ impl Graph {
             g.agents.push(agent);
             g.agent_ids.entry(agent).or_insert(id);
         }
-        g.entities.reserve_exact(c.entities.len());
+        g.entities.reserve(c.entities.len());
         g.by_name.reserve(c.entities.len());
         let (mut facts, mut tags) = (c.facts.iter(), c.tags.iter());
         for e in &c.entities {
@@ -179,8 +180,9 @@ impl Graph {
             created: r.created,
             context: opt(r.context),
         };
-        g.relations.reserve_exact(c.relations.len());
+        g.relations.reserve(c.relations.len());
         g.by_triple.reserve(c.relations.len(), &g.relations);
+        g.by_endpoint.reserve(c.entities.len());
         for r in &c.relations {
             let id = RelationId(g.relations.len() as u32);
             let r = relation(r);

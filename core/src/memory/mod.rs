@@ -196,6 +196,9 @@ pub const AUTO_COMPACT_MIN_BYTES: u64 = 1 << 20;
 /// written (small memories replay fast without one).
 pub const CHECKPOINT_MIN_TAIL: u64 = 256 << 10;
 
+/// Changes since the last checkpoint that make closing a memory write one.
+pub const CLOSE_MIN_TAIL: u64 = 64 << 10;
+
 /// Payload bytes of these records.
 fn payload_bytes(records: &[Vec<u8>]) -> u64 {
     records.iter().map(|r| r.len() as u64).sum()
@@ -575,16 +578,35 @@ impl<L: Log> Memory<L> {
     /// logged. A checkpoint is not a change: it is made durable with the next one (a crash
     /// before leaves the log as it was), and a failure to append it is tried again later.
     fn checkpoint_if_due(&mut self) {
-        if self.tail_bytes < CHECKPOINT_MIN_TAIL.max(self.checkpoint_bytes / 4) {
-            return;
+        if self.tail_bytes >= CHECKPOINT_MIN_TAIL.max(self.checkpoint_bytes / 4)
+            && !self.append_checkpoint()
+        {
+            self.tail_bytes = 0;
         }
+    }
+
+    /// Appends a checkpoint of the graph; returns whether the log took it.
+    fn append_checkpoint(&mut self) -> bool {
         let bytes = self.graph.checkpoint();
         let len = bytes.len() as u64;
-        if self.log.append(&bytes).is_ok() {
+        let appended = self.log.append(&bytes).is_ok();
+        if appended {
             self.log_bytes += len;
             (self.checkpoint_bytes, self.tail_bytes) = (len, 0);
-        } else {
-            self.tail_bytes = 0;
+        }
+        appended
+    }
+
+    /// Readies the log for the next start as the host closes the memory (its last client
+    /// went away): after catching up with other writers, appends and syncs a checkpoint if
+    /// the changes since the last one reach [`CLOSE_MIN_TAIL`], so the next start loads it
+    /// and replays nothing. Nothing acknowledged depends on it: on failure the log is as it
+    /// was, and the next start replays more.
+    pub fn close(&mut self) {
+        let caught_up = self.catch_up().is_ok() && self.unavailable.is_none();
+        if caught_up && self.tail_bytes >= CLOSE_MIN_TAIL && self.append_checkpoint() {
+            // A failed sync is the host's to remember; the checkpoint is not a change.
+            let _ = self.log.sync();
         }
     }
 }
