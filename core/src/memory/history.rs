@@ -385,13 +385,9 @@ impl Journal {
             records.push(self.replay(split)?.checkpoint());
         }
         let changes = self.entries[split..].iter().filter(|e| !is_checkpoint(e));
+        let tail: u64 = changes.clone().map(|e| e.len() as u64).sum();
         records.extend(changes.cloned());
-        let tail: usize = records
-            .iter()
-            .skip(usize::from(split > 0))
-            .map(Vec::len)
-            .sum();
-        if tail as u64 >= CHECKPOINT_MIN_TAIL {
+        if tail >= CHECKPOINT_MIN_TAIL {
             records.push(current.checkpoint());
         }
         Ok(records)
