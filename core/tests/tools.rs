@@ -5,6 +5,7 @@ mod common;
 
 use common::*;
 use mcp_memory_core::frame;
+use mcp_memory_core::mcp::PIECE_BYTES;
 use mcp_memory_core::memory::LogOp;
 use mcp_memory_core::model::{Entity, Observations};
 use mcp_memory_core::record::{OP_NAMES, Op, Record, is_checkpoint};
@@ -184,6 +185,39 @@ fn tool_result_envelope_matches_reference_bytes() {
             r#""structuredContent":{"entities":[{"name":"A","entityType":"t","observations":["o","é"]}],"relations":[]}},"jsonrpc":"2.0","id":"r"}"#
         )
     );
+}
+
+#[test]
+fn a_long_answer_comes_in_pieces_that_make_the_whole_answer() {
+    let (mut m, _) = fresh();
+    let long = "x".repeat(1000);
+    for batch in 0..10 {
+        let entities: Vec<Value> = (0..100)
+            .map(|i| json!({"name": format!("E{batch}-{i}"), "entityType": "t", "observations": [long]}))
+            .collect();
+        create(&mut m, &entities);
+    }
+    let read = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_graph","arguments":{}}}"#;
+    let whole = m.handle(read);
+    assert!(whole[0].len() > 3 * PIECE_BYTES, "{} bytes", whole[0].len());
+    let (mut first, continued) = m.handle_pieces(0, 0, read);
+    assert!(continued);
+    assert_eq!(first.len(), 1);
+    let mut pieces = 1;
+    while let Some(piece) = m.next_piece() {
+        assert!(piece.len() < PIECE_BYTES + 4096, "{} bytes", piece.len());
+        first[0].push_str(&piece);
+        pieces += 1;
+    }
+    assert_eq!(first, whole);
+    assert!(pieces > 3, "{pieces} pieces");
+    // Any other message drops what is left of an answer.
+    let (_, continued) = m.handle_pieces(0, 0, read);
+    assert!(continued);
+    let (small, continued) = m.handle_pieces(0, 0, r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#);
+    assert!(!continued);
+    assert_eq!(small, [r#"{"result":{},"jsonrpc":"2.0","id":2}"#]);
+    assert_eq!(m.next_piece(), None);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -42,7 +42,7 @@ impl Target for Native {
 
 impl Target for Server {
     fn handle(&mut self, message: &str) -> Vec<String> {
-        Server::handle(self, 0, message).expect("the component does not trap")
+        Server::handle_whole(self, 0, message).expect("the component does not trap")
     }
 }
 

@@ -18,6 +18,8 @@ wasmtime::component::bindgen!({
 
 /// How a memory is opened (the WIT `options` record): actor, days of history kept.
 pub use self::exports::mcp_memory::memory::server::Options;
+/// The messages answering one message (the WIT `replies` record).
+pub use self::exports::mcp_memory::memory::server::Replies;
 use self::exports::mcp_memory::memory::server::{LogOp as WitLogOp, MemoryError};
 use self::mcp_memory::memory::log;
 
@@ -177,8 +179,9 @@ impl Server {
     }
 
     /// Handles one MCP message from the client of `session`; returns the messages to send
-    /// it.
-    pub fn handle(&mut self, session: u32, message: &str) -> Result<Vec<String>> {
+    /// it, the last one perhaps only begun ([`Replies::continued`]: its rest comes from
+    /// [`Server::next_piece`]).
+    pub fn handle(&mut self, session: u32, message: &str) -> Result<Replies> {
         self.locked(|b, store, memory| {
             b.mcp_memory_memory_server().memory().call_handle(
                 store,
@@ -188,6 +191,29 @@ impl Server {
                 message,
             )
         })
+    }
+
+    /// Handles one MCP message from the client of `session`; returns the messages to send
+    /// it, each whole.
+    pub fn handle_whole(&mut self, session: u32, message: &str) -> Result<Vec<String>> {
+        let Replies {
+            mut messages,
+            continued,
+        } = self.handle(session, message)?;
+        if let (true, Some(last)) = (continued, messages.last_mut()) {
+            while let Some(piece) = self.next_piece()? {
+                last.push_str(&piece);
+            }
+        }
+        Ok(messages)
+    }
+
+    /// The next piece of the last message [`Server::handle`] began, or `None` once it is
+    /// complete. Reads only the guest's graph: the memory file's lock is not needed.
+    pub fn next_piece(&mut self) -> Result<Option<String>> {
+        let memory = self.memory;
+        let server = self.bindings.mcp_memory_memory_server();
+        Ok(server.memory().call_next_piece(&mut self.store, memory)?)
     }
 
     /// Messages waiting for other sessions' clients, as (session, message).

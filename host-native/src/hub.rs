@@ -72,7 +72,7 @@ pub fn start(mut service: Service) -> (Hub, Engine) {
                     message,
                     done,
                 } => {
-                    let replies = match service.handle(session, &message) {
+                    let replies = match service.handle_whole(session, &message) {
                         Ok(replies) => replies,
                         Err(e) => {
                             eprintln!("mcp-memory: error: cannot reopen the memory: {e:#}");

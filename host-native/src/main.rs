@@ -318,7 +318,7 @@ fn main() -> Result<()> {
             let call = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                 "params": {"name": "forget", "arguments": {"entityNames": names}}});
             let mut server = open(&path, durability, &options)?;
-            let replies = server.handle(0, &call.to_string())?;
+            let replies = server.handle_whole(0, &call.to_string())?;
             let reply: serde_json::Value = replies
                 .last()
                 .and_then(|r| serde_json::from_str(r).ok())

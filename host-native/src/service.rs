@@ -3,7 +3,7 @@
 
 use anyhow::Result;
 
-use crate::engine::Server;
+use crate::engine::{Replies, Server};
 
 /// How a trapped instance is replaced: the memory opened again from its file.
 pub type Reopen = Box<dyn Fn() -> Result<Server> + Send>;
@@ -20,28 +20,71 @@ impl Service {
         Service { server, reopen }
     }
 
-    /// Handles one message from the client of `session` and returns the messages for it.
-    /// If the component traps, its state is lost (the file is the truth): it is reopened and
-    /// the message is answered with a JSON-RPC internal error. `Err` only if reopening fails.
-    pub fn handle(&mut self, session: u32, message: &str) -> Result<Vec<String>> {
+    /// Handles one message from the client of `session` and returns the messages for it,
+    /// the last one perhaps only begun ([`Replies::continued`]; [`Service::next_piece`]
+    /// has its rest). If the component traps, its state is lost (the file is the truth): it
+    /// is reopened and the message is answered with a JSON-RPC internal error. `Err` only if
+    /// reopening fails.
+    pub fn handle(&mut self, session: u32, message: &str) -> Result<Replies> {
         let replies = match self.server.handle(session, message) {
             Ok(replies) => replies,
-            Err(trap) => {
-                eprintln!(
-                    "mcp-memory: error: the memory component failed ({trap:#}); reloading the memory from its file"
-                );
-                self.server = (self.reopen)()?;
-                let reason = "internal error: the memory engine failed on this request and was reloaded from its file";
-                self.server
-                    .failure_reply(message, reason)?
-                    .into_iter()
-                    .collect()
-            }
+            Err(trap) => Replies {
+                messages: self.failed(message, &trap)?,
+                continued: false,
+            },
         };
+        self.report_warnings();
+        Ok(replies)
+    }
+
+    /// The next piece of the last message [`Service::handle`] began, or `None` once it is
+    /// complete. If the component traps, the message stays cut where it is (its client
+    /// cannot parse it) and the memory is reloaded; `Err` only if reloading fails.
+    pub fn next_piece(&mut self) -> Result<Option<String>> {
+        match self.server.next_piece() {
+            Ok(piece) => Ok(piece),
+            Err(trap) => {
+                self.reload(&trap)?;
+                Ok(None)
+            }
+        }
+    }
+
+    /// Handles one message from the client of `session` and returns the messages for it,
+    /// each whole; a trap is handled as by [`Service::handle`].
+    pub fn handle_whole(&mut self, session: u32, message: &str) -> Result<Vec<String>> {
+        let replies = match self.server.handle_whole(session, message) {
+            Ok(replies) => replies,
+            Err(trap) => self.failed(message, &trap)?,
+        };
+        self.report_warnings();
+        Ok(replies)
+    }
+
+    /// The answer to a message whose handling trapped, from the reloaded memory.
+    fn failed(&mut self, message: &str, trap: &anyhow::Error) -> Result<Vec<String>> {
+        self.reload(trap)?;
+        let reason = "internal error: the memory engine failed on this request and was reloaded from its file";
+        Ok(self
+            .server
+            .failure_reply(message, reason)?
+            .into_iter()
+            .collect())
+    }
+
+    fn report_warnings(&mut self) {
         for w in self.server.take_warnings() {
             eprintln!("mcp-memory: warning: {w}");
         }
-        Ok(replies)
+    }
+
+    /// Replaces an instance that trapped with one reopened from the memory file.
+    fn reload(&mut self, trap: &anyhow::Error) -> Result<()> {
+        eprintln!(
+            "mcp-memory: error: the memory component failed ({trap:#}); reloading the memory from its file"
+        );
+        self.server = (self.reopen)()?;
+        Ok(())
     }
 
     /// Messages waiting for other sessions' clients, as (session, message).

@@ -4,6 +4,7 @@ use std::io::{self, BufRead, Write};
 
 use anyhow::Result;
 
+use crate::engine::Replies;
 use crate::service::Service;
 
 /// Serves MCP on stdin/stdout (session 0) until stdin closes or the client stops reading,
@@ -20,9 +21,9 @@ pub fn serve(mut service: Service) -> Result<()> {
         }
         let text = String::from_utf8_lossy(trim_eol(&line));
         let replies = service.handle(0, &text)?;
-        match send(&mut stdout, &replies) {
+        match send(&mut stdout, &mut service, replies) {
             // The client closed its end: the session is over.
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => break,
+            Err(e) if is_broken_pipe(&e) => break,
             result => result?,
         }
     }
@@ -30,13 +31,27 @@ pub fn serve(mut service: Service) -> Result<()> {
     Ok(())
 }
 
-/// Writes each message as one line and flushes.
-fn send(out: &mut impl Write, messages: &[String]) -> io::Result<()> {
-    for message in messages {
+/// Writes each message as one line, a long last one piece by piece as the memory writes
+/// it, and flushes.
+fn send(out: &mut impl Write, service: &mut Service, replies: Replies) -> Result<()> {
+    let count = replies.messages.len();
+    for (i, message) in replies.messages.into_iter().enumerate() {
         out.write_all(message.as_bytes())?;
+        if replies.continued && i + 1 == count {
+            drop(message);
+            while let Some(piece) = service.next_piece()? {
+                out.write_all(piece.as_bytes())?;
+            }
+        }
         out.write_all(b"\n")?;
     }
-    out.flush()
+    Ok(out.flush()?)
+}
+
+/// Whether writing failed because the client closed its end.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.downcast_ref::<io::Error>()
+        .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
 }
 
 /// The line without its `\n` and one `\r` before it, as the reference's reader does.

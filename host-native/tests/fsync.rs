@@ -40,7 +40,7 @@ fn create(server: &mut Server, name: &str) -> Value {
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
         "name": "create_entities",
         "arguments": {"entities": [{"name": name, "entityType": "t", "observations": []}]}}});
-    let replies = server.handle(0, &call.to_string()).expect("no trap");
+    let replies = server.handle_whole(0, &call.to_string()).expect("no trap");
     let reply: Value = serde_json::from_str(replies.last().expect("a reply")).expect("JSON");
     reply["result"].clone()
 }
@@ -96,7 +96,9 @@ fn a_failed_background_fsync_fails_the_next_reply_and_is_retried_once_the_disk_r
     let mut reopened = open(&path, File::sync_data);
     let read = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
         "params": {"name": "read_graph", "arguments": {}}});
-    let replies = reopened.handle(0, &read.to_string()).expect("no trap");
+    let replies = reopened
+        .handle_whole(0, &read.to_string())
+        .expect("no trap");
     let graph: Value = serde_json::from_str(&replies[0]).unwrap();
     let names: Vec<&str> = graph["result"]["structuredContent"]["entities"]
         .as_array()

@@ -308,6 +308,77 @@ fn a_session_that_changed_much_ends_with_a_checkpoint() {
 }
 
 #[test]
+fn a_graph_larger_than_many_pieces_is_sent_whole_and_exact() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("memory.mcpmem");
+    // About 1.5 MB of answer: the reply crosses from the component in several pieces, cut
+    // inside escaped text too.
+    let long = "quote \" backslash \\ tab \t é 😀 \u{2028} ".repeat(12);
+    let calls: Vec<(&str, Value)> = (0..30)
+        .map(|batch| {
+            let entities: Vec<Value> = (0..50)
+                .map(|i| entity(&format!("E{batch}-{i}"), "t", &[&format!("{i} {long}")]))
+                .collect();
+            ("create_entities", json!({"entities": entities}))
+        })
+        .chain([(
+            "create_relations",
+            json!({"relations": [relation("E0-0", "E29-49", "knows")]}),
+        )])
+        .collect();
+    change(on(&file), &calls);
+    let run = serve(
+        on(&file),
+        &[
+            initialize(0),
+            call(1, "read_graph", json!({})),
+            json!({"jsonrpc": "2.0", "id": 2, "method": "resources/read",
+                "params": {"uri": "memory://knowledge-graph"}}),
+        ],
+    );
+    run.assert_ok();
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "one line per reply");
+    // The answer as JSON.stringify writes it (keys in the reference's order).
+    let q = |s: &str| serde_json::to_string(s).unwrap();
+    let (mut pretty, mut compact) = (Vec::new(), Vec::new());
+    for batch in 0..30 {
+        for i in 0..50 {
+            let (name, obs) = (q(&format!("E{batch}-{i}")), q(&format!("{i} {long}")));
+            pretty.push(format!("    {{\n      \"name\": {name},\n      \"entityType\": \"t\",\n      \"observations\": [\n        {obs}\n      ]\n    }}"));
+            compact.push(format!(
+                r#"{{"name":{name},"entityType":"t","observations":[{obs}]}}"#
+            ));
+        }
+    }
+    let pretty = q(&format!(
+        "{{\n  \"entities\": [\n{}\n  ],\n  \"relations\": [\n    {{\n      \"from\": \"E0-0\",\n      \"to\": \"E29-49\",\n      \"relationType\": \"knows\"\n    }}\n  ]\n}}",
+        pretty.join(",\n")
+    ));
+    let compact = format!(
+        r#"{{"entities":[{}],"relations":[{{"from":"E0-0","to":"E29-49","relationType":"knows"}}]}}"#,
+        compact.join(",")
+    );
+    let want_read = format!(
+        r#"{{"result":{{"content":[{{"type":"text","text":{pretty}}}],"structuredContent":{compact}}},"jsonrpc":"2.0","id":1}}"#
+    );
+    let want_resource = format!(
+        r#"{{"result":{{"contents":[{{"uri":"memory://knowledge-graph","mimeType":"application/json","text":{pretty}}}]}},"jsonrpc":"2.0","id":2}}"#
+    );
+    assert!(lines[1].len() > 1_000_000, "{} bytes", lines[1].len());
+    // Compared by hand: a failure must not print megabytes.
+    for (got, want) in [(lines[1], want_read), (lines[2], want_resource)] {
+        let differs = got.bytes().zip(want.bytes()).position(|(a, b)| a != b);
+        assert!(
+            got == want,
+            "{} vs {} bytes, first difference at {differs:?}",
+            got.len(),
+            want.len()
+        );
+    }
+}
+
+#[test]
 fn torn_tail_at_every_offset_of_the_last_frame_is_cut_off_with_a_warning() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("memory.mcpmem");

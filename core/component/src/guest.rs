@@ -14,7 +14,7 @@ wit_bindgen::generate!({
 });
 
 use exports::mcp_memory::memory::server::{
-    Guest, GuestMemory, LogOp as WitLogOp, Memory as MemoryHandle, MemoryError, Options,
+    Guest, GuestMemory, LogOp as WitLogOp, Memory as MemoryHandle, MemoryError, Options, Replies,
 };
 use mcp_memory::memory::log;
 use mcp_memory_core::Error;
@@ -93,8 +93,16 @@ impl GuestMemory for GuestMem {
         Ok((MemoryHandle::new(GuestMem(RefCell::new(server))), warnings))
     }
 
-    fn handle(&self, session: u32, now_ms: u64, message: String) -> Vec<String> {
-        self.0.borrow_mut().handle_in(session, now_ms, &message)
+    fn handle(&self, session: u32, now_ms: u64, message: String) -> Replies {
+        let (messages, continued) = self.0.borrow_mut().handle_pieces(session, now_ms, &message);
+        Replies {
+            messages,
+            continued,
+        }
+    }
+
+    fn next_piece(&self) -> Option<String> {
+        self.0.borrow_mut().next_piece()
     }
 
     fn take_notices(&self) -> Vec<(u32, String)> {

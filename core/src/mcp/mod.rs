@@ -18,8 +18,9 @@ use crate::log::Log;
 use crate::memory::{Error, LogOp, Memory, OpenError};
 use crate::model::{Millis, Provenance};
 use crate::tools::limits::MAX_MESSAGE_BYTES;
+use crate::tools::output::{self, GraphText};
 use crate::tools::validate::{Issue, Seg};
-use crate::tools::{self, Catalog, Ctx, Outcome, output};
+use crate::tools::{self, Answer, Catalog, Ctx, Outcome};
 
 /// The compact tool's structured result: how many records the log holds now.
 #[derive(serde::Serialize)]
@@ -189,18 +190,33 @@ fn updated_notification() -> String {
     )
 }
 
+/// What a reply starts with, before its result.
+const REPLY_HEAD: &str = r#"{"result":"#;
+
+/// What a reply to request `id` ends with, after its result.
+fn reply_tail(id: &str) -> String {
+    format!(r#","jsonrpc":"2.0","id":{id}}}"#)
+}
+
 /// `{"result":<result>,"jsonrpc":"2.0","id":<id>}`, built in `result`'s own buffer (a
-/// read_graph result is megabytes; it is not copied into a second one).
+/// result can be megabytes; it is not copied into a second one).
 fn reply(id: &str, result: impl Into<String>) -> String {
-    const HEAD: &str = r#"{"result":"#;
-    const MID: &str = r#","jsonrpc":"2.0","id":"#;
     let mut out = result.into();
-    out.reserve_exact(HEAD.len() + MID.len() + id.len() + 1);
-    out.insert_str(0, HEAD);
-    out.push_str(MID);
-    out.push_str(id);
-    out.push('}');
+    let tail = reply_tail(id);
+    out.reserve_exact(REPLY_HEAD.len() + tail.len());
+    out.insert_str(0, REPLY_HEAD);
+    out.push_str(&tail);
     out
+}
+
+/// Bytes of a piece of a reply sent a piece at a time ([`Server::next_piece`]).
+pub const PIECE_BYTES: usize = 256 << 10;
+
+/// The rest of a reply still to be written: a large answer of entities and relations, then
+/// the words that close the reply.
+struct Unsent {
+    text: GraphText,
+    tail: String,
 }
 
 fn error(id: &str, code: i32, message: &str) -> String {
@@ -317,6 +333,8 @@ pub struct Server<L: Log> {
     actor: Option<String>,
     /// Messages for sessions other than the one being handled, not yet taken by the host.
     notices: Vec<(u32, String)>,
+    /// The rest of the last reply, when it is sent a piece at a time.
+    unsent: Option<Unsent>,
 }
 
 impl<L: Log> Server<L> {
@@ -333,6 +351,7 @@ impl<L: Log> Server<L> {
             clients: HashMap::default(),
             actor: None,
             notices: Vec::new(),
+            unsent: None,
         };
         Ok((server, warnings))
     }
@@ -367,8 +386,10 @@ impl<L: Log> Server<L> {
     }
 
     /// The memory served, for what hosts do beside MCP (export, import, compact, the log's
-    /// lock).
+    /// lock). Drops what is left of a reply sent in pieces.
     pub fn memory_mut(&mut self) -> &mut Memory<L> {
+        // What is left of a reply sent in pieces would be written from a changed graph.
+        self.unsent = None;
         &mut self.memory
     }
 
@@ -386,6 +407,63 @@ impl<L: Log> Server<L> {
     /// other sessions should hear (a subscriber learning of this client's change) waits in
     /// [`Server::take_notices`].
     pub fn handle_in(&mut self, session: u32, now: Millis, message: &str) -> Vec<String> {
+        let mut out = self.handle_started(session, now, message);
+        if let (Some(mut rest), Some(last)) = (self.unsent.take(), out.last_mut()) {
+            let graph = self.memory.graph();
+            last.reserve_exact(rest.text.estimate(graph) + rest.tail.len());
+            rest.text.write_all(graph, last);
+            last.push_str(&rest.tail);
+        }
+        out
+    }
+
+    /// Like [`Server::handle_in`], but a long last message (an answer holding many entities)
+    /// comes a piece at a time: returns the messages with only the first piece of the last
+    /// one, and whether it continues. The host then sends what [`Server::next_piece`] returns
+    /// after it, until `None`, before anything else; any other call drops the rest.
+    pub fn handle_pieces(
+        &mut self,
+        session: u32,
+        now: Millis,
+        message: &str,
+    ) -> (Vec<String>, bool) {
+        let mut out = self.handle_started(session, now, message);
+        let continued = match out.last_mut() {
+            Some(last) if self.unsent.is_some() => {
+                let until = last.len() + PIECE_BYTES;
+                self.write_unsent(last, until)
+            }
+            _ => false,
+        };
+        (out, continued)
+    }
+
+    /// The next piece of the last message [`Server::handle_pieces`] returned, or `None` once
+    /// it was all sent.
+    pub fn next_piece(&mut self) -> Option<String> {
+        self.unsent.as_ref()?;
+        let mut piece = String::with_capacity(PIECE_BYTES + (PIECE_BYTES >> 3));
+        self.write_unsent(&mut piece, PIECE_BYTES);
+        Some(piece)
+    }
+
+    /// Writes the unsent rest of the last reply to `out` until it holds `until` bytes;
+    /// returns whether some of it is still unsent.
+    fn write_unsent(&mut self, out: &mut String, until: usize) -> bool {
+        let Some(rest) = self.unsent.as_mut() else {
+            return false;
+        };
+        if !rest.text.write(self.memory.graph(), out, until) {
+            return true;
+        }
+        out.push_str(&rest.tail);
+        self.unsent = None;
+        false
+    }
+
+    /// Handles a message, leaving the rest of a long last reply in `self.unsent`.
+    fn handle_started(&mut self, session: u32, now: Millis, message: &str) -> Vec<String> {
+        self.unsent = None;
         self.session = session;
         self.now = now;
         self.clients.entry(session).or_insert_with(|| Client {
@@ -508,15 +586,13 @@ impl<L: Log> Server<L> {
             _ => match self.memory.unavailable() {
                 Some(reason) => error(id, -32603, reason),
                 None => {
-                    let mut body = tools::query::read_graph_text_literal(self.memory.graph());
-                    body.insert_str(
-                        0,
-                        &format!(
-                            r#"{{"contents":[{{"uri":"{GRAPH_URI}","mimeType":"application/json","text":"#
-                        ),
-                    );
-                    body.push_str("}]}");
-                    reply(id, body)
+                    self.unsent = Some(Unsent {
+                        text: tools::query::read_graph_text(self.memory.graph()),
+                        tail: format!("\"}}]}}{}", reply_tail(id)),
+                    });
+                    format!(
+                        r#"{REPLY_HEAD}{{"contents":[{{"uri":"{GRAPH_URI}","mimeType":"application/json","text":""#
+                    )
                 }
             },
         };
@@ -548,6 +624,15 @@ impl<L: Log> Server<L> {
         };
         let result = match tools::run(&self.catalog, ctx, name, args) {
             Outcome::Done(result) => result,
+            Outcome::Answer(Answer::Text(result)) => result,
+            Outcome::Answer(Answer::Graph(text)) => {
+                self.unsent = Some(Unsent {
+                    text,
+                    tail: reply_tail(id),
+                });
+                out.push(format!("{REPLY_HEAD}{}", output::GRAPH_RESULT_HEAD));
+                return out;
+            }
             Outcome::Change(plan) => {
                 // Subscribers hear of every call that may have changed the graph (the
                 // reference notifies no-ops too); a refused append changed nothing.

@@ -69,11 +69,38 @@ pub struct Plan {
     pub result: String,
 }
 
+/// A read's `CallToolResult`: written, or entities and relations still to write (a host
+/// may send a large answer on a piece at a time as it is written).
+pub enum Answer {
+    /// The result's JSON.
+    Text(String),
+    /// The result of these entities and relations, after [`output::GRAPH_RESULT_HEAD`].
+    Graph(output::GraphText),
+}
+
+impl Answer {
+    /// The result's JSON, written whole.
+    pub fn into_text(self, graph: &Graph) -> String {
+        match self {
+            Answer::Text(text) => text,
+            Answer::Graph(mut text) => {
+                let mut out =
+                    String::with_capacity(output::GRAPH_RESULT_HEAD.len() + text.estimate(graph));
+                out.push_str(output::GRAPH_RESULT_HEAD);
+                text.write_all(graph, &mut out);
+                out
+            }
+        }
+    }
+}
+
 /// How a tool runs. Arguments have passed their schema (types and constraints).
 #[derive(Clone, Copy)]
 pub enum Run {
     /// A read: the `CallToolResult` JSON, or a failure text.
     Read(fn(Ctx<'_>, &Value) -> Result<String, String>),
+    /// A read answering with entities and relations (read_graph, search_nodes, open_nodes).
+    Graph(fn(Ctx<'_>, &Value) -> Result<Answer, String>),
     /// A change, planned against the graph without changing it.
     Write(fn(Ctx<'_>, &Value) -> Result<Plan, String>),
     /// Rewriting the log as the graph (the `compact` tool).
@@ -90,7 +117,7 @@ pub enum Run {
 impl Run {
     /// Whether a call may change the memory (or its log): everything but the reads.
     pub fn mutates(&self) -> bool {
-        !matches!(self, Run::Read(_) | Run::History)
+        !matches!(self, Run::Read(_) | Run::Graph(_) | Run::History)
     }
 }
 
@@ -112,6 +139,13 @@ const fn read(name: &'static str, f: fn(Ctx<'_>, &Value) -> Result<String, Strin
     }
 }
 
+const fn graph(name: &'static str, f: fn(Ctx<'_>, &Value) -> Result<Answer, String>) -> ToolDef {
+    ToolDef {
+        name,
+        run: Run::Graph(f),
+    }
+}
+
 const fn write(name: &'static str, f: fn(Ctx<'_>, &Value) -> Result<Plan, String>) -> ToolDef {
     ToolDef {
         name,
@@ -127,9 +161,9 @@ pub const TOOLS: &[ToolDef] = &[
     write("delete_entities", plan::delete_entities),
     write("delete_observations", plan::delete_observations),
     write("delete_relations", plan::delete_relations),
-    read("read_graph", query::read_graph),
-    read("search_nodes", query::search_nodes),
-    read("open_nodes", query::open_nodes),
+    graph("read_graph", query::read_graph),
+    graph("search_nodes", query::search_nodes),
+    graph("open_nodes", query::open_nodes),
     write("upsert_entities", writes::upsert_entities),
     write("merge_entities", writes::merge_entities),
     ToolDef {
@@ -295,6 +329,8 @@ impl Catalog {
 pub enum Outcome {
     /// A finished result: a read, or a failure (`isError`).
     Done(String),
+    /// A read's answer of entities and relations, to write.
+    Answer(Answer),
     /// A change to log and apply before replying.
     Change(Plan),
     /// Rewriting the log as the graph (the `compact` tool).
@@ -323,6 +359,7 @@ pub fn run(catalog: &Catalog, ctx: Ctx<'_>, name: &str, arguments: &Value) -> Ou
 pub fn run_past(catalog: &Catalog, ctx: Ctx<'_>, name: &str, arguments: &Value) -> String {
     match run_on(catalog, ctx, name, arguments, true) {
         Outcome::Done(result) => result,
+        Outcome::Answer(answer) => answer.into_text(ctx.graph),
         _ => output::failure("asOf: only reads can look at the past"),
     }
 }
@@ -338,11 +375,8 @@ fn run_on(catalog: &Catalog, ctx: Ctx<'_>, name: &str, arguments: &Value, past: 
         return failure(&message);
     }
     let outcome = match tool.run {
-        Run::Read(f) => match history::time_arg(arguments, "asOf") {
-            Ok(Some(at)) if !past => Ok(Outcome::AsOf(at)),
-            Ok(_) => f(ctx, arguments).map(Outcome::Done),
-            Err(e) => Err(e),
-        },
+        Run::Read(f) => read_at(arguments, past, || f(ctx, arguments).map(Outcome::Done)),
+        Run::Graph(f) => read_at(arguments, past, || f(ctx, arguments).map(Outcome::Answer)),
         Run::Write(f) => f(ctx, arguments).map(Outcome::Change),
         Run::Compact => Ok(Outcome::Compact),
         Run::Forget(f) => f(ctx, arguments).map(|(plan, names)| Outcome::Forget(plan, names)),
@@ -350,6 +384,19 @@ fn run_on(catalog: &Catalog, ctx: Ctx<'_>, name: &str, arguments: &Value, past: 
         Run::Undo => history::change_id(arguments).map(Outcome::Undo),
     };
     outcome.unwrap_or_else(|e| failure(&e))
+}
+
+/// A read's outcome: [`Outcome::AsOf`] when it asks about the past (and is not already
+/// answering on the past's graph), else what `read` makes.
+fn read_at(
+    arguments: &Value,
+    past: bool,
+    read: impl FnOnce() -> Result<Outcome, String>,
+) -> Result<Outcome, String> {
+    match history::time_arg(arguments, "asOf")? {
+        Some(at) if !past => Ok(Outcome::AsOf(at)),
+        _ => read(),
+    }
 }
 
 /// The failure text for a call with these issues, or `None` when it has none. Type issues

@@ -8,32 +8,68 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use crate::graph::{EntityId, Graph, RelationId};
+use crate::intern::Sym;
 use crate::json;
 
-/// Writes `{entities, relations}` results directly, without intermediate values: read_graph
-/// on a large graph is the biggest answer a tool gives, and this is its hot path.
-struct GraphWriter<'g> {
-    graph: &'g Graph,
-    entities: &'g [EntityId],
-    relations: &'g [RelationId],
+/// An `{entities, relations}` answer still to be written: as the pretty text of
+/// `JSON.stringify(x, null, 2)` embedded in a JSON string and, for a tool result, the
+/// compact structuredContent after it. Written straight from the graph, without
+/// intermediate values, and a piece at a time ([`GraphText::write`]): read_graph of a large
+/// graph is the biggest answer there is, and a host can send it on while the rest is
+/// written, holding one piece instead of the whole.
+pub struct GraphText {
+    entities: Vec<EntityId>,
+    relations: Vec<RelationId>,
+    /// Whether the compact copy (structuredContent) follows the text.
+    structured: bool,
+    /// What is written next: the part, and the item in it.
+    part: Part,
+    at: usize,
 }
 
-impl GraphWriter<'_> {
-    /// A little more than the bytes the pretty text and the compact copy take together,
-    /// so the output buffer is allocated once and never doubles (a read_graph of 10,000
-    /// entities is 10 MB; doubling would hold 20).
-    fn estimate(&self) -> usize {
-        let g = self.graph;
+/// The parts of a [`GraphText`], in the order written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Part {
+    PrettyEntities,
+    PrettyRelations,
+    CompactEntities,
+    CompactRelations,
+    Done,
+}
+
+/// Between the text of a tool result and its structuredContent.
+const TEXT_TO_STRUCTURED: &str = "\"}],\"structuredContent\":";
+
+impl GraphText {
+    /// The answer `{entities, relations}`: its text, then (when `structured`) the rest of a
+    /// tool result, ending with the structuredContent.
+    pub fn new(entities: Vec<EntityId>, relations: Vec<RelationId>, structured: bool) -> Self {
+        GraphText {
+            entities,
+            relations,
+            structured,
+            part: Part::PrettyEntities,
+            at: 0,
+        }
+    }
+
+    /// A little more than the bytes the whole answer takes, so an output buffer for all of
+    /// it is allocated once and never doubles (a read_graph of 10,000 entities is 10 MB;
+    /// doubling would hold 20).
+    pub fn estimate(&self, graph: &Graph) -> usize {
+        let g = graph;
+        let copies = 1 + usize::from(self.structured);
         let len = |sym| g.text(sym).len();
         let entities: usize = self
             .entities
             .iter()
             .map(|&id| {
                 let e = g.entity(id);
-                160 + 2 * (len(e.name) + len(e.entity_type))
+                80 * copies
+                    + copies * (len(e.name) + len(e.entity_type))
                     + e.observations
                         .iter()
-                        .map(|&o| 24 + 2 * len(o))
+                        .map(|&o| 12 * copies + copies * len(o))
                         .sum::<usize>()
             })
             .sum();
@@ -42,7 +78,7 @@ impl GraphWriter<'_> {
             .iter()
             .map(|&id| {
                 let r = g.relation(id);
-                136 + 2 * (len(r.from) + len(r.to) + len(r.relation_type))
+                68 * copies + copies * (len(r.from) + len(r.to) + len(r.relation_type))
             })
             .sum();
         let total = entities + relations;
@@ -50,141 +86,170 @@ impl GraphWriter<'_> {
         total + total / 32 + 1024
     }
 
-    /// `JSON.stringify({entities, relations}, null, 2)`, written as the body of a JSON string.
-    fn pretty_embedded(&self, out: &mut String) {
-        let g = self.graph;
-        // The structure below is written already escaped once; values are escaped twice.
-        let val = |out: &mut String, sym| {
-            out.push_str("\\\"");
-            json::escape_twice_into(out, g.text(sym));
-            out.push_str("\\\"");
-        };
-        out.push_str("{\\n  \\\"entities\\\": [");
-        for (i, &id) in self.entities.iter().enumerate() {
-            let e = g.entity(id);
-            out.push_str(if i == 0 {
-                "\\n    {\\n      \\\"name\\\": "
-            } else {
-                ",\\n    {\\n      \\\"name\\\": "
-            });
-            val(out, e.name);
-            out.push_str(",\\n      \\\"entityType\\\": ");
-            val(out, e.entity_type);
-            out.push_str(",\\n      \\\"observations\\\": [");
-            for (j, &o) in e.observations.iter().enumerate() {
-                out.push_str(if j == 0 {
-                    "\\n        "
-                } else {
-                    ",\\n        "
-                });
-                val(out, o);
+    /// Writes the next items to `out` until it holds `until` bytes or the answer is
+    /// complete; returns whether it is.
+    pub fn write(&mut self, graph: &Graph, out: &mut String, until: usize) -> bool {
+        while out.len() < until {
+            if self.part == Part::Done {
+                return true;
             }
-            out.push_str(if e.observations.is_empty() {
-                "]\\n    }"
-            } else {
-                "\\n      ]\\n    }"
-            });
+            self.write_item(graph, out);
         }
-        out.push_str(if self.entities.is_empty() {
-            "],\\n  \\\"relations\\\": ["
-        } else {
-            "\\n  ],\\n  \\\"relations\\\": ["
-        });
-        for (i, &id) in self.relations.iter().enumerate() {
-            let r = g.relation(id);
-            out.push_str(if i == 0 {
-                "\\n    {\\n      \\\"from\\\": "
-            } else {
-                ",\\n    {\\n      \\\"from\\\": "
-            });
-            val(out, r.from);
-            out.push_str(",\\n      \\\"to\\\": ");
-            val(out, r.to);
-            out.push_str(",\\n      \\\"relationType\\\": ");
-            val(out, r.relation_type);
-            out.push_str("\\n    }");
-        }
-        out.push_str(if self.relations.is_empty() {
-            "]\\n}"
-        } else {
-            "\\n  ]\\n}"
-        });
+        self.part == Part::Done
     }
 
-    /// `{"entities":[...],"relations":[...]}`, compact.
-    fn compact(&self, out: &mut String) {
-        let g = self.graph;
-        let val = |out: &mut String, sym| {
-            out.push('"');
-            json::escape_into(out, g.text(sym));
-            out.push('"');
-        };
-        out.push_str("{\"entities\":[");
-        for (i, &id) in self.entities.iter().enumerate() {
-            let e = g.entity(id);
-            out.push_str(if i == 0 { "{\"name\":" } else { ",{\"name\":" });
-            val(out, e.name);
-            out.push_str(",\"entityType\":");
-            val(out, e.entity_type);
-            out.push_str(",\"observations\":[");
-            for (j, &o) in e.observations.iter().enumerate() {
-                if j > 0 {
-                    out.push(',');
+    /// Writes the whole rest of the answer to `out`.
+    pub fn write_all(&mut self, graph: &Graph, out: &mut String) {
+        self.write(graph, out, usize::MAX);
+    }
+
+    /// Writes one item, or the words that close a part and open the next.
+    fn write_item(&mut self, g: &Graph, out: &mut String) {
+        let first = self.at == 0;
+        match self.part {
+            Part::PrettyEntities => {
+                if first {
+                    out.push_str("{\\n  \\\"entities\\\": [");
                 }
-                val(out, o);
+                match self.entities.get(self.at) {
+                    Some(&id) => pretty_entity(g, id, first, out),
+                    None => {
+                        out.push_str(if first {
+                            "],\\n  \\\"relations\\\": ["
+                        } else {
+                            "\\n  ],\\n  \\\"relations\\\": ["
+                        });
+                        return self.next(Part::PrettyRelations);
+                    }
+                }
             }
-            out.push_str("]}");
+            Part::PrettyRelations => match self.relations.get(self.at) {
+                Some(&id) => pretty_relation(g, id, first, out),
+                None => {
+                    out.push_str(if first { "]\\n}" } else { "\\n  ]\\n}" });
+                    return self.next(if self.structured {
+                        Part::CompactEntities
+                    } else {
+                        Part::Done
+                    });
+                }
+            },
+            Part::CompactEntities => {
+                if first {
+                    out.push_str(TEXT_TO_STRUCTURED);
+                    out.push_str("{\"entities\":[");
+                }
+                match self.entities.get(self.at) {
+                    Some(&id) => compact_entity(g, id, first, out),
+                    None => {
+                        out.push_str("],\"relations\":[");
+                        return self.next(Part::CompactRelations);
+                    }
+                }
+            }
+            Part::CompactRelations => match self.relations.get(self.at) {
+                Some(&id) => compact_relation(g, id, first, out),
+                None => {
+                    out.push_str("]}}");
+                    return self.next(Part::Done);
+                }
+            },
+            Part::Done => return,
         }
-        out.push_str("],\"relations\":[");
-        for (i, &id) in self.relations.iter().enumerate() {
-            let r = g.relation(id);
-            out.push_str(if i == 0 { "{\"from\":" } else { ",{\"from\":" });
-            val(out, r.from);
-            out.push_str(",\"to\":");
-            val(out, r.to);
-            out.push_str(",\"relationType\":");
-            val(out, r.relation_type);
-            out.push('}');
-        }
-        out.push_str("]}");
+        self.at += 1;
+    }
+
+    fn next(&mut self, part: Part) {
+        self.part = part;
+        self.at = 0;
     }
 }
 
-/// The `CallToolResult` of read_graph, search_nodes and open_nodes: these entities and
-/// relations as pretty text and as structuredContent.
-pub fn graph_result(graph: &Graph, entities: &[EntityId], relations: &[RelationId]) -> String {
-    let w = GraphWriter {
-        graph,
-        entities,
-        relations,
-    };
-    let mut out = String::with_capacity(w.estimate());
-    out.push_str("{\"content\":[{\"type\":\"text\",\"text\":\"");
-    w.pretty_embedded(&mut out);
-    out.push_str("\"}],\"structuredContent\":");
-    w.compact(&mut out);
-    out.push('}');
-    out
+/// A stored string as a value inside the pretty text: escaped twice (once for the text,
+/// once for the JSON string that carries it).
+fn pretty_value(g: &Graph, sym: Sym, out: &mut String) {
+    out.push_str("\\\"");
+    json::escape_twice_into(out, g.text(sym));
+    out.push_str("\\\"");
 }
 
-/// The pretty JSON text of these entities and relations as a JSON string literal (quotes
-/// included): the `text` of the knowledge-graph resource.
-pub fn graph_text_literal(
-    graph: &Graph,
-    entities: &[EntityId],
-    relations: &[RelationId],
-) -> String {
-    let w = GraphWriter {
-        graph,
-        entities,
-        relations,
-    };
-    let mut out = String::with_capacity(w.estimate());
-    out.push('"');
-    w.pretty_embedded(&mut out);
-    out.push('"');
-    out
+fn pretty_entity(g: &Graph, id: EntityId, first: bool, out: &mut String) {
+    let e = g.entity(id);
+    out.push_str(if first {
+        "\\n    {\\n      \\\"name\\\": "
+    } else {
+        ",\\n    {\\n      \\\"name\\\": "
+    });
+    pretty_value(g, e.name, out);
+    out.push_str(",\\n      \\\"entityType\\\": ");
+    pretty_value(g, e.entity_type, out);
+    out.push_str(",\\n      \\\"observations\\\": [");
+    for (j, &o) in e.observations.iter().enumerate() {
+        out.push_str(if j == 0 {
+            "\\n        "
+        } else {
+            ",\\n        "
+        });
+        pretty_value(g, o, out);
+    }
+    out.push_str(if e.observations.is_empty() {
+        "]\\n    }"
+    } else {
+        "\\n      ]\\n    }"
+    });
 }
+
+fn pretty_relation(g: &Graph, id: RelationId, first: bool, out: &mut String) {
+    let r = g.relation(id);
+    out.push_str(if first {
+        "\\n    {\\n      \\\"from\\\": "
+    } else {
+        ",\\n    {\\n      \\\"from\\\": "
+    });
+    pretty_value(g, r.from, out);
+    out.push_str(",\\n      \\\"to\\\": ");
+    pretty_value(g, r.to, out);
+    out.push_str(",\\n      \\\"relationType\\\": ");
+    pretty_value(g, r.relation_type, out);
+    out.push_str("\\n    }");
+}
+
+/// A stored string as a compact JSON value.
+fn compact_value(g: &Graph, sym: Sym, out: &mut String) {
+    out.push('"');
+    json::escape_into(out, g.text(sym));
+    out.push('"');
+}
+
+fn compact_entity(g: &Graph, id: EntityId, first: bool, out: &mut String) {
+    let e = g.entity(id);
+    out.push_str(if first { "{\"name\":" } else { ",{\"name\":" });
+    compact_value(g, e.name, out);
+    out.push_str(",\"entityType\":");
+    compact_value(g, e.entity_type, out);
+    out.push_str(",\"observations\":[");
+    for (j, &o) in e.observations.iter().enumerate() {
+        if j > 0 {
+            out.push(',');
+        }
+        compact_value(g, o, out);
+    }
+    out.push_str("]}");
+}
+
+fn compact_relation(g: &Graph, id: RelationId, first: bool, out: &mut String) {
+    let r = g.relation(id);
+    out.push_str(if first { "{\"from\":" } else { ",{\"from\":" });
+    compact_value(g, r.from, out);
+    out.push_str(",\"to\":");
+    compact_value(g, r.to, out);
+    out.push_str(",\"relationType\":");
+    compact_value(g, r.relation_type, out);
+    out.push('}');
+}
+
+/// What a `CallToolResult` of entities and relations starts with, before [`GraphText`].
+pub const GRAPH_RESULT_HEAD: &str = "{\"content\":[{\"type\":\"text\",\"text\":\"";
 
 /// One item of add_observations' result.
 #[derive(Serialize)]
@@ -259,6 +324,7 @@ mod tests {
     use super::*;
     use crate::model::{Entity, Relation};
     use crate::record::{Op, Record};
+    use crate::tools::Answer;
     use alloc::vec;
     use serde_json::Value;
 
@@ -312,13 +378,25 @@ mod tests {
             };
             let graph = serde_json::to_value(&oracle).unwrap();
             let text = serde_json::to_string_pretty(&oracle).unwrap();
-            let result: Value = serde_json::from_str(&graph_result(&g, e, r)).unwrap();
+            let whole = Answer::Graph(GraphText::new(e.to_vec(), r.to_vec(), true)).into_text(&g);
+            let result: Value = serde_json::from_str(&whole).unwrap();
             assert_eq!(result["content"][0]["text"], Value::String(text.clone()));
             assert_eq!(result["structuredContent"], graph);
-            assert_eq!(
-                graph_text_literal(&g, e, r),
-                serde_json::to_string(&text).unwrap()
-            );
+            let mut literal = String::from("\"");
+            GraphText::new(e.to_vec(), r.to_vec(), false).write_all(&g, &mut literal);
+            literal.push('"');
+            assert_eq!(literal, serde_json::to_string(&text).unwrap());
+            // Written a piece at a time, whatever the pieces' size, it is the same answer.
+            for piece in [1, 7, 100] {
+                let mut answer = GraphText::new(e.to_vec(), r.to_vec(), true);
+                let mut out = String::from(GRAPH_RESULT_HEAD);
+                let mut pieces = 1;
+                while !answer.write(&g, &mut out, piece * pieces) {
+                    pieces += 1;
+                }
+                assert_eq!(out, whole);
+                assert!(piece > 7 || pieces > 2, "{piece} bytes: {pieces} pieces");
+            }
         }
     }
 }

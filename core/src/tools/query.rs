@@ -6,8 +6,9 @@ use alloc::vec::Vec;
 use serde_json::Value;
 
 use super::args::{OpenNodes, SearchNodes, count};
+use super::output::GraphText;
 use super::view::{self, View};
-use super::{Ctx, output, parse};
+use super::{Answer, Ctx, parse};
 use crate::graph::{EntityId, Graph, RelationId};
 use crate::hash::HashSet;
 use crate::index::Indexes;
@@ -22,30 +23,31 @@ fn everything(graph: &Graph) -> (Vec<EntityId>, Vec<RelationId>) {
 }
 
 /// read_graph: every entity, then every relation, in insertion order.
-pub fn read_graph(t: Ctx<'_>, a: &Value) -> Result<String, String> {
+pub fn read_graph(t: Ctx<'_>, a: &Value) -> Result<Answer, String> {
     let bounds: View = parse(a)?;
     let graph = t.graph;
     let (entities, relations) = everything(graph);
     if bounds.is_plain() {
-        return Ok(output::graph_result(graph, &entities, &relations));
+        return Ok(Answer::Graph(GraphText::new(entities, relations, true)));
     }
-    view::page(graph, &entities, &bounds)
+    view::page(graph, &entities, &bounds).map(Answer::Text)
 }
 
-/// The text read_graph returns (and `memory://knowledge-graph` holds), as a JSON string.
-pub fn read_graph_text_literal(graph: &Graph) -> String {
+/// The text read_graph returns (and `memory://knowledge-graph` holds), to be written as
+/// the body of a JSON string.
+pub fn read_graph_text(graph: &Graph) -> GraphText {
     let (entities, relations) = everything(graph);
-    output::graph_text_literal(graph, &entities, &relations)
+    GraphText::new(entities, relations, false)
 }
 
 /// Entities and the relations touching their names, as a tool result.
-fn subgraph(graph: &Graph, entities: &[EntityId], bounds: &View<'_>) -> Result<String, String> {
+fn subgraph(graph: &Graph, entities: Vec<EntityId>, bounds: &View<'_>) -> Result<Answer, String> {
     if !bounds.is_plain() {
-        return view::page(graph, entities, bounds);
+        return view::page(graph, &entities, bounds).map(Answer::Text);
     }
     let names = entities.iter().map(|&id| graph.entity(id).name);
     let relations = graph.relations_touching(names);
-    Ok(output::graph_result(graph, entities, &relations))
+    Ok(Answer::Graph(GraphText::new(entities, relations, true)))
 }
 
 /// Ranked matches `search_nodes` adds when the call gives no `limit`.
@@ -58,7 +60,7 @@ pub const QUESTION_HITS: usize = 20;
 /// query has several words or that set is smaller than the limit (`limit`, else
 /// [`QUESTION_HITS`]), up to that many of the best ranked word matches (`search::question`)
 /// not already in it: a question asked in words finds what a substring never would.
-pub fn search_nodes(t: Ctx<'_>, a: &Value) -> Result<String, String> {
+pub fn search_nodes(t: Ctx<'_>, a: &Value) -> Result<Answer, String> {
     let (query, bounds): (SearchNodes, View) = (parse(a)?, parse(a)?);
     let (graph, query) = (t.graph, query.query);
     let found = reference_matches(graph, t.indexes, query);
@@ -70,7 +72,7 @@ pub fn search_nodes(t: Ctx<'_>, a: &Value) -> Result<String, String> {
         let more = search::question(graph, index, query, limit.min(MAX_QUESTION_HITS));
         ranked.extend(more.into_iter().filter(|id| !known.contains(id)));
     }
-    subgraph(graph, &ranked, &bounds)
+    subgraph(graph, ranked, &bounds)
 }
 
 /// The reference's search_nodes set, in graph order: entities whose name, type or an
@@ -103,7 +105,7 @@ const MAX_QUESTION_HITS: usize = 100;
 
 /// open_nodes: the entities with these exact names, in graph order, and every relation
 /// starting or ending at one of them.
-pub fn open_nodes(t: Ctx<'_>, a: &Value) -> Result<String, String> {
+pub fn open_nodes(t: Ctx<'_>, a: &Value) -> Result<Answer, String> {
     let (names, bounds): (OpenNodes, View) = (parse(a)?, parse(a)?);
     let graph = t.graph;
     let mut found: Vec<EntityId> = names
@@ -113,7 +115,7 @@ pub fn open_nodes(t: Ctx<'_>, a: &Value) -> Result<String, String> {
         .collect();
     found.sort_unstable();
     found.dedup();
-    subgraph(graph, &found, &bounds)
+    subgraph(graph, found, &bounds)
 }
 
 #[cfg(test)]
