@@ -20,7 +20,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::frame::{self, TornTail};
-use crate::log::{Changes, Contents, Log, LogError};
+use crate::log::{Changes, Contents, Log, LogError, last_checkpoint};
 
 /// A lock older than this (milliseconds) is stale whoever owns it.
 pub const STALE_LOCK_MS: u64 = 30_000;
@@ -219,9 +219,10 @@ impl<D: Disk> FileLog<D> {
         )))
     }
 
-    /// Reads the whole file: its records after cutting off a torn tail, or its bytes if it
-    /// is not a log. An empty file becomes an empty log.
-    fn read_all(&mut self) -> Result<Contents, LogError> {
+    /// Reads the whole file: its records after cutting off a torn tail (`from_checkpoint`:
+    /// only those from the last checkpoint on, when others come before it), or its bytes if
+    /// it is not a log. An empty file becomes an empty log.
+    fn read(&mut self, from_checkpoint: bool) -> Result<Contents, LogError> {
         let size = self.disk.size()?;
         let bytes = self.disk.read_at(0, size as usize)?;
         self.replaced = false;
@@ -246,9 +247,14 @@ impl<D: Disk> FileLog<D> {
         if let Some(torn) = scan.torn {
             self.cut_torn_tail(torn)?;
         }
-        Ok(Contents::Records(
-            scan.records.iter().map(|r| r.to_vec()).collect(),
-        ))
+        let copy = |records: &[&[u8]]| records.iter().map(|r| r.to_vec()).collect();
+        match last_checkpoint(&scan.records) {
+            Some((at, skipped_bytes)) if from_checkpoint => Ok(Contents::FromCheckpoint {
+                skipped_bytes,
+                entries: copy(&scan.records[at..]),
+            }),
+            _ => Ok(Contents::Records(copy(&scan.records))),
+        }
     }
 
     /// Cuts the file back to the valid prefix after a torn tail (the writer that left it
@@ -312,15 +318,17 @@ fn token_pid(token: &[u8]) -> Option<u32> {
 
 impl<D: Disk> Log for FileLog<D> {
     fn replay(&mut self) -> Result<Contents, LogError> {
-        self.read_all()
+        self.read(true)
     }
 
     fn refresh(&mut self) -> Result<Changes, LogError> {
         let size = self.disk.size()?;
         if self.replaced || (!self.foreign && size < self.len) {
-            return match self.read_all()? {
+            return match self.read(false)? {
                 Contents::Records(records) => Ok(Changes::Replaced(records)),
-                Contents::Foreign(_) => Ok(Changes::Appended(Vec::new())),
+                Contents::FromCheckpoint { .. } | Contents::Foreign(_) => {
+                    Ok(Changes::Appended(Vec::new()))
+                }
             };
         }
         if self.foreign || size == self.len {

@@ -9,8 +9,9 @@
 //!   from then until the request is answered no other writer appends.
 //! - [`Log::append`] must leave either the whole entry or nothing in the log, in call order.
 //! - [`Log::sync`] is called before every reply that follows an append.
-//! - [`Log::entries`] returns every entry the log holds, as replay would (the history
-//!   tools read it, within a request, after a refresh).
+//! - [`Log::entries`] returns every entry the log holds (the history tools read it, within a
+//!   request, after a refresh; opening reads it when a replay from the last checkpoint
+//!   cannot be used).
 //! - [`Log::replace`] swaps the whole log atomically: afterwards replay yields exactly the new
 //!   entries, and a crash leaves either the old log or the new one.
 //!
@@ -20,11 +21,22 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use crate::record::is_checkpoint;
+
 /// What a log held when it was opened.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Contents {
     /// Record payloads of a log in this crate's format, oldest first.
     Records(Vec<Vec<u8>>),
+    /// The record payloads of a log in this crate's format from its last checkpoint on,
+    /// oldest first (what opening needs; [`Log::entries`] has them all), and how many
+    /// payload bytes the entries before them hold.
+    FromCheckpoint {
+        /// Payload bytes of the entries left out.
+        skipped_bytes: u64,
+        /// The last checkpoint and the entries after it.
+        entries: Vec<Vec<u8>>,
+    },
     /// Bytes in another format (a reference JSONL file), to be converted with [`Log::replace`].
     Foreign(Vec<u8>),
 }
@@ -36,6 +48,14 @@ pub enum Changes {
     Appended(Vec<Vec<u8>>),
     /// They replaced the whole log (a conversion or compaction); these are all its records.
     Replaced(Vec<Vec<u8>>),
+}
+
+/// Where the last checkpoint among a log's entries is, and the payload bytes of the entries
+/// before it, when any come before it: what [`Contents::FromCheckpoint`] leaves out.
+pub fn last_checkpoint<B: AsRef<[u8]>>(entries: &[B]) -> Option<(usize, u64)> {
+    let at = entries.iter().rposition(|e| is_checkpoint(e.as_ref()))?;
+    let skipped = entries[..at].iter().map(|e| e.as_ref().len() as u64).sum();
+    (at > 0).then_some((at, skipped))
 }
 
 /// A host-side failure, in words for the user (e.g. the OS error and the path).
@@ -52,8 +72,8 @@ pub trait Log {
     fn append(&mut self, entry: &[u8]) -> Result<(), LogError>;
     /// Makes every appended entry durable, as the host's durability policy defines.
     fn sync(&mut self) -> Result<(), LogError>;
-    /// Every record payload the log holds now, oldest first: what a replay would return.
-    /// Called only after a refresh, within the same request.
+    /// Every record payload the log holds now, oldest first. Called only after a refresh,
+    /// within the same request, or while opening, after the replay.
     fn entries(&mut self) -> Result<Vec<Vec<u8>>, LogError>;
     /// Atomically replaces the whole log with these record payloads.
     fn replace(&mut self, entries: &[Vec<u8>]) -> Result<(), LogError>;

@@ -5,6 +5,7 @@
 
 use mcp_memory_core::filelog::{Disk, FileLog, OWNERLESS_LOCK_MS, STALE_LOCK_MS};
 use mcp_memory_core::frame;
+use mcp_memory_core::record::CHECKPOINT;
 use mcp_memory_core::testing::{MemDir, MemDisk, Op};
 use mcp_memory_core::{Changes, Contents, Log};
 
@@ -19,7 +20,7 @@ fn process(dir: &MemDir, pid: u32) -> FileLog<MemDisk> {
 fn records(contents: Contents) -> Vec<Vec<u8>> {
     match contents {
         Contents::Records(r) => r,
-        Contents::Foreign(_) => panic!("expected records"),
+        other => panic!("expected all records, got {other:?}"),
     }
 }
 
@@ -242,4 +243,48 @@ fn a_file_torn_inside_its_last_frame_loses_that_frame_with_a_warning() {
     });
     let warnings = b.take_warnings();
     assert!(warnings[0].contains("torn tail"), "{warnings:?}");
+}
+
+#[test]
+fn opening_reads_from_the_last_checkpoint_and_entries_has_the_rest() {
+    let dir = MemDir::new();
+    let mut a = process(&dir, 1);
+    let checkpoint = |n: u8| vec![CHECKPOINT, n];
+    let written = [
+        b"one".to_vec(),
+        checkpoint(1),
+        b"three".to_vec(),
+        checkpoint(2),
+        b"five".to_vec(),
+    ];
+    locked(&mut a, |a| {
+        a.replay().unwrap();
+        for entry in &written {
+            a.append(entry).unwrap();
+        }
+    });
+    let mut b = process(&dir, 2);
+    locked(&mut b, |b| {
+        let Contents::FromCheckpoint {
+            skipped_bytes,
+            entries,
+        } = b.replay().unwrap()
+        else {
+            panic!("entries precede the last checkpoint")
+        };
+        assert_eq!(skipped_bytes, 3 + 2 + 5);
+        assert_eq!(entries, written[3..]);
+        assert_eq!(b.entries().unwrap(), written);
+    });
+    // A log whose first entry is its last checkpoint is given whole.
+    let dir = MemDir::new();
+    let mut c = process(&dir, 3);
+    locked(&mut c, |c| {
+        c.replay().unwrap();
+        c.append(&checkpoint(1)).unwrap();
+        c.append(b"two").unwrap();
+    });
+    let mut d = process(&dir, 4);
+    let read = locked(&mut d, |d| d.replay().unwrap());
+    assert_eq!(records(read), [checkpoint(1), b"two".to_vec()]);
 }

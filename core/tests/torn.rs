@@ -63,6 +63,7 @@ fn try_replay(files: &Files) -> Result<(Vec<Vec<u8>>, Vec<String>), String> {
     log.unlock();
     match contents? {
         Contents::Records(records) => Ok((records, log.take_warnings())),
+        Contents::FromCheckpoint { .. } => Err("read from a checkpoint".into()),
         Contents::Foreign(_) => Err("read as a foreign file".into()),
     }
 }

@@ -113,7 +113,7 @@ fn check_scan(data: &[u8]) -> Option<Vec<Vec<u8>>> {
 /// `None` when the memory is unavailable.
 fn check_open(contents: Contents) -> Option<Vec<u8>> {
     let records = match &contents {
-        Contents::Records(r) => Some(r.clone()),
+        Contents::Records(r) | Contents::FromCheckpoint { entries: r, .. } => Some(r.clone()),
         Contents::Foreign(_) => None,
     };
     let log = MemLog::holding(contents.clone());

@@ -32,7 +32,7 @@ pub fn compacted_log(contents: &Contents) -> Option<Vec<u8>> {
 fn graph_of(contents: &Contents) -> Option<Graph> {
     let parsed;
     let records = match contents {
-        Contents::Records(r) => r,
+        Contents::Records(r) | Contents::FromCheckpoint { entries: r, .. } => r,
         Contents::Foreign(bytes) => {
             parsed = memory::foreign(bytes).ok()?;
             &parsed

@@ -84,6 +84,13 @@ impl log::Host for HostState {
     fn replay(&mut self) -> Result<log::Contents, String> {
         match self.log.replay().map_err(|e| e.0)? {
             Contents::Records(records) => Ok(log::Contents::Records(records)),
+            Contents::FromCheckpoint {
+                skipped_bytes,
+                entries,
+            } => Ok(log::Contents::FromCheckpoint(log::Tail {
+                skipped_bytes,
+                entries,
+            })),
             Contents::Foreign(bytes) => Ok(log::Contents::Foreign(bytes)),
         }
     }

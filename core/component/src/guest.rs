@@ -27,6 +27,10 @@ impl Log for HostLog {
     fn replay(&mut self) -> Result<Contents, LogError> {
         match log::replay().map_err(LogError)? {
             log::Contents::Records(records) => Ok(Contents::Records(records)),
+            log::Contents::FromCheckpoint(tail) => Ok(Contents::FromCheckpoint {
+                skipped_bytes: tail.skipped_bytes,
+                entries: tail.entries,
+            }),
             log::Contents::Foreign(bytes) => Ok(Contents::Foreign(bytes)),
         }
     }

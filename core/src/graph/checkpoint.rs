@@ -182,7 +182,20 @@ impl Graph {
         };
         g.relations.reserve(c.relations.len());
         g.by_triple.reserve(c.relations.len(), &g.relations);
-        g.by_endpoint.reserve(c.entities.len());
+        // Each endpoint's list is allocated once, at its size.
+        let mut degree = vec![0u32; c.strings.len()];
+        for r in &c.relations {
+            degree[r.from as usize] += 1;
+            if r.to != r.from {
+                degree[r.to as usize] += 1;
+            }
+        }
+        g.by_endpoint
+            .reserve(degree.iter().filter(|&&d| d > 0).count());
+        for (s, &d) in degree.iter().enumerate().filter(|(_, d)| **d > 0) {
+            g.by_endpoint
+                .insert(sym(s as Str), Vec::with_capacity(d as usize));
+        }
         for r in &c.relations {
             let id = RelationId(g.relations.len() as u32);
             let r = relation(r);

@@ -221,11 +221,27 @@ impl<L: Log> Memory<L> {
         let mut warnings = Vec::new();
         let mut unavailable = None;
         let mut records = Vec::new();
+        let mut skipped_bytes = 0;
         match log.replay().map_err(OpenError::Log)? {
             Contents::Records(read) => {
                 graph = replay(&read, &mut warnings)?;
                 records = read;
             }
+            Contents::FromCheckpoint {
+                skipped_bytes: skipped,
+                entries,
+            } => match Graph::replay(&entries) {
+                Ok(replayed) if replayed.unread_checkpoint.is_none() => {
+                    graph = replayed.graph;
+                    records = entries;
+                    skipped_bytes = skipped;
+                }
+                // The checkpoint cannot be read: the entries before it build the state.
+                _ => {
+                    records = log.entries().map_err(OpenError::Log)?;
+                    graph = replay(&records, &mut warnings)?;
+                }
+            },
             Contents::Foreign(bytes) => match convert(&mut log, &bytes) {
                 Ok(converted) => {
                     graph = replay(&converted.records, &mut warnings)?;
@@ -247,7 +263,7 @@ impl<L: Log> Memory<L> {
                 }
             },
         }
-        let log_bytes = payload_bytes(&records);
+        let log_bytes = skipped_bytes + payload_bytes(&records);
         let (checkpoint_bytes, tail_bytes) = checkpoint_and_tail(&records);
         let memory = Memory {
             graph,

@@ -7,7 +7,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::cell::RefCell;
 
-use crate::log::{Changes, Contents, Log, LogError};
+use crate::log::{Changes, Contents, Log, LogError, last_checkpoint};
 
 /// What a [`MemLog`] holds and how it has been used. Shared by the log a memory owns and the
 /// clones the test keeps.
@@ -63,10 +63,15 @@ impl MemLog {
         Self::holding(Contents::Records(Vec::new()))
     }
 
-    /// A log that already holds `contents` (all of it durable).
+    /// A log that already holds `contents` (all of it durable; of a log given from its
+    /// last checkpoint, only that part).
     pub fn holding(contents: Contents) -> Self {
+        let contents = match contents {
+            Contents::FromCheckpoint { entries, .. } => Contents::Records(entries),
+            other => other,
+        };
         let synced_records = match &contents {
-            Contents::Records(r) => r.len(),
+            Contents::Records(r) | Contents::FromCheckpoint { entries: r, .. } => r.len(),
             Contents::Foreign(_) => 0,
         };
         MemLog(Rc::new(RefCell::new(MemState {
@@ -99,7 +104,7 @@ impl MemLog {
     /// The record payloads the log holds now (panics if it still holds foreign bytes).
     pub fn records(&self) -> Vec<Vec<u8>> {
         match &self.0.borrow().contents {
-            Contents::Records(r) => r.clone(),
+            Contents::Records(r) | Contents::FromCheckpoint { entries: r, .. } => r.clone(),
             Contents::Foreign(_) => panic!("the log still holds foreign bytes"),
         }
     }
@@ -164,7 +169,9 @@ impl MemLog {
     pub fn append_as_other_writer(&self, entry: Vec<u8>) {
         let mut s = self.0.borrow_mut();
         match &mut s.contents {
-            Contents::Records(r) => r.push(entry.clone()),
+            Contents::Records(r) | Contents::FromCheckpoint { entries: r, .. } => {
+                r.push(entry.clone())
+            }
             Contents::Foreign(_) => return,
         }
         match &mut s.others {
@@ -196,7 +203,17 @@ impl Log for MemLog {
             (0, 0, 0),
             "Log::replay must come before any other operation"
         );
-        Ok(s.contents.clone())
+        // As a file log does: the entries from the last checkpoint on, when others precede it.
+        Ok(match &s.contents {
+            Contents::Records(r) => match last_checkpoint(r) {
+                Some((at, skipped_bytes)) => Contents::FromCheckpoint {
+                    skipped_bytes,
+                    entries: r[at..].to_vec(),
+                },
+                None => Contents::Records(r.clone()),
+            },
+            other => other.clone(),
+        })
     }
 
     fn refresh(&mut self) -> Result<Changes, LogError> {
@@ -217,7 +234,9 @@ impl Log for MemLog {
             return Err(LogError(e));
         }
         match &mut s.contents {
-            Contents::Records(r) => r.push(entry.to_vec()),
+            Contents::Records(r) | Contents::FromCheckpoint { entries: r, .. } => {
+                r.push(entry.to_vec())
+            }
             Contents::Foreign(_) => return Err(LogError("the log holds foreign bytes".into())),
         }
         s.appended.push(entry.to_vec());
@@ -232,7 +251,7 @@ impl Log for MemLog {
         }
         s.syncs += 1;
         s.synced_records = match &s.contents {
-            Contents::Records(r) => r.len(),
+            Contents::Records(r) | Contents::FromCheckpoint { entries: r, .. } => r.len(),
             Contents::Foreign(_) => 0,
         };
         Ok(())
@@ -240,7 +259,7 @@ impl Log for MemLog {
 
     fn entries(&mut self) -> Result<Vec<Vec<u8>>, LogError> {
         match &self.0.borrow().contents {
-            Contents::Records(r) => Ok(r.clone()),
+            Contents::Records(r) | Contents::FromCheckpoint { entries: r, .. } => Ok(r.clone()),
             Contents::Foreign(_) => Ok(Vec::new()),
         }
     }
