@@ -15,7 +15,7 @@
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
-use super::{DecodeError, decode_all, encoded};
+use super::{DecodeError, decode_all};
 use crate::model::Millis;
 
 /// The wire tag of a checkpoint (records are variants 0–7).
@@ -163,7 +163,12 @@ pub fn is_checkpoint(bytes: &[u8]) -> bool {
 impl<'a> Checkpoint<'a> {
     /// The entry's bytes: the tag, then the checkpoint.
     pub fn encode(&self) -> Vec<u8> {
-        encoded(&(CHECKPOINT, self))
+        // Sized first: the entry is megabytes, and a buffer that doubles as it is written
+        // leaves holes a WebAssembly heap never gives back.
+        let entry = (CHECKPOINT, self);
+        let size = postcard::serialize_with_flavor(&entry, postcard::ser_flavors::Size::default())
+            .expect("checkpoints always serialize");
+        postcard::to_extend(&entry, Vec::with_capacity(size)).expect("checkpoints always serialize")
     }
 
     /// Reads a checkpoint entry, borrowing strings from it. Every index must name a string
