@@ -608,7 +608,8 @@ fn rank_orders_a_given_set_by_relevance_stably() {
 enum Op {
     Create(String, String, Vec<String>),
     Add(usize, Vec<String>),
-    DeleteObs(usize, Vec<String>),
+    /// Deletes an entity's observations: one it has (by number), and these texts.
+    DeleteObs(usize, usize, Vec<String>),
     Delete(usize),
     Relate(usize, usize),
 }
@@ -626,8 +627,12 @@ fn op() -> impl Strategy<Value = Op> {
         )
             .prop_map(|(n, t, o)| Op::Create(n, t, o)),
         (0..8usize, prop::collection::vec(text_strategy(), 1..3)).prop_map(|(i, o)| Op::Add(i, o)),
-        (0..8usize, prop::collection::vec(text_strategy(), 1..3))
-            .prop_map(|(i, o)| Op::DeleteObs(i, o)),
+        (
+            0..8usize,
+            0..4usize,
+            prop::collection::vec(text_strategy(), 0..2)
+        )
+            .prop_map(|(i, k, o)| Op::DeleteObs(i, k, o)),
         (0..8usize).prop_map(Op::Delete),
         (0..8usize, 0..8usize).prop_map(|(a, b)| Op::Relate(a, b)),
     ]
@@ -678,14 +683,22 @@ proptest! {
             }
             let names: Vec<String> = live.entities().map(|(_, e)| live.text(e.name).to_string()).collect();
             let pick = |i: &usize| names.get(i % names.len().max(1)).cloned().unwrap_or_default();
-            let (a, b);
+            let (a, b, mut gone);
             let record = match op {
                 Op::Create(n, t, o) => Record::from(record::Op::CreateEntities(vec![Entity {
                     name: n, entity_type: t, observations: strs(o) }])),
                 Op::Add(i, o) => { a = pick(i); Record::from(record::Op::AddObservations(vec![Observations {
                     entity: &a, contents: strs(o) }])) }
-                Op::DeleteObs(i, o) => { a = pick(i); Record::from(record::Op::DeleteObservations(vec![Observations {
-                    entity: &a, contents: strs(o) }])) }
+                Op::DeleteObs(i, k, o) => {
+                    a = pick(i);
+                    let had = live.named(&a).first().map(|&id| &live.entity(id).observations);
+                    gone = o.clone();
+                    if let Some(&sym) = had.and_then(|obs| obs.get(k % obs.len().max(1))) {
+                        gone.push(live.text(sym).to_string());
+                    }
+                    Record::from(record::Op::DeleteObservations(vec![Observations {
+                        entity: &a, contents: strs(&gone) }]))
+                }
                 Op::Delete(i) => { a = pick(i); Record::from(record::Op::DeleteEntities(vec![&a])) }
                 Op::Relate(i, j) => { a = pick(i); b = pick(j); Record::from(record::Op::CreateRelations(vec![Relation {
                     from: &a, to: &b, relation_type: "r" }])) }

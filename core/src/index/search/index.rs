@@ -389,7 +389,10 @@ impl SearchIndex {
         self.post(slot);
     }
 
-    /// Re-indexes an entity's observations after `removed` were deleted and `kept` remain.
+    /// Re-indexes an entity's observations after `removed` were deleted and `kept` remain:
+    /// the kept ones are numbered from the first position again, as indexing them afresh
+    /// would. A term whose run of occurrences keeps its length is rewritten in place, so
+    /// only the terms of the removed text shift their (possibly long) postings.
     #[inline(never)] // out of `Graph::apply`, which replay runs hot
     pub(crate) fn replace_observations<'a>(
         &mut self,
@@ -401,15 +404,71 @@ impl SearchIndex {
         if !doc.live {
             return;
         }
-        let ids = self.terms_of(removed.into_iter().chain(kept.clone()));
-        self.unpost(slot, &ids, Some(OBS));
-        self.total_len[OBS] -= doc.len[OBS] as u64;
-        self.total_obs -= doc.obs_count as u64;
-        let d = self.doc_mut(slot);
-        d.len[OBS] = 0;
-        d.obs_count = 0;
-        d.next_obs = 0;
-        self.add_observations(slot, kept);
+        let mut ids = self.terms_of(removed.into_iter().chain(kept.clone()));
+        let mut fresh = Doc {
+            len: [doc.len[NAME], doc.len[TYPE], 0],
+            next_obs: 0,
+            obs_count: 0,
+            live: true,
+        };
+        self.collect_observations(&mut fresh, kept);
+        let mut occ = mem::take(&mut self.occ);
+        super::sort::by_u64(&mut occ, |&o| o);
+        ids.extend(occ.iter().map(|&o| (o >> 32) as u32));
+        ids.sort_unstable();
+        ids.dedup();
+        let mut new_occ = occ.iter().peekable();
+        for id in ids {
+            let mut obs = Vec::new();
+            while let Some(&&o) = new_occ.peek().filter(|&&&o| (o >> 32) as u32 == id) {
+                obs.push(o as u32);
+                new_occ.next();
+            }
+            self.rewrite_run(id, slot, &obs);
+        }
+        occ.clear();
+        self.occ = occ;
+        self.total_len[OBS] -= u64::from(doc.len[OBS]);
+        self.total_len[OBS] += u64::from(fresh.len[OBS]);
+        self.total_obs -= u64::from(doc.obs_count);
+        self.total_obs += u64::from(fresh.obs_count);
+        *self.doc_mut(slot) = fresh;
+    }
+
+    /// Makes `doc`'s observation positions under term `id` exactly `obs` (sorted), keeping
+    /// its positions in the other fields.
+    fn rewrite_run(&mut self, id: u32, doc: u32, obs: &[u32]) {
+        let term = &mut self.terms[id as usize];
+        let list = &mut term.postings;
+        let run = run_of(list, doc);
+        let mut positions: Vec<u32> = (list[run.clone()].iter())
+            .map(|o| o.pos)
+            .filter(|&p| field_of(p) != OBS)
+            .chain(obs.iter().copied())
+            .collect();
+        positions.sort_unstable();
+        positions.dedup();
+        let was_listed = !run.is_empty();
+        let listed = !positions.is_empty();
+        let occs = positions.into_iter().map(|pos| Occ { doc, pos });
+        if run.len() == occs.len() {
+            list[run]
+                .iter_mut()
+                .zip(occs)
+                .for_each(|(slot, o)| *slot = o);
+        } else {
+            list.splice(run, occs);
+        }
+        match (was_listed, listed) {
+            (false, true) => term.df += 1,
+            (true, false) => {
+                term.df -= 1;
+                if term.df == 0 {
+                    self.kill(id);
+                }
+            }
+            _ => {}
+        }
     }
 
     /// Unindexes a deleted entity, given its text.
