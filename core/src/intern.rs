@@ -159,6 +159,11 @@ impl Interner {
         }
     }
 
+    /// One more than the largest handle's [`Sym::index`] (handles index a table this long).
+    pub fn slots(&self) -> usize {
+        self.slots.len()
+    }
+
     /// Number of distinct strings held.
     pub fn len(&self) -> usize {
         self.table.len()

@@ -37,7 +37,8 @@ fn replayed(entries: &[Vec<u8>]) -> Graph {
 }
 
 /// Every op's effect (times, kinds, superseded observations, tags, parents, ended
-/// relations, reflections, agents) survives a checkpoint, which re-encodes to its bytes.
+/// relations, reflections, agents) survives a checkpoint, which re-encodes to its bytes;
+/// the graph writes exactly what its rows (`Checkpoint`) encode to.
 #[test]
 fn a_checkpoint_restates_every_part_of_the_graph() {
     for name in [
@@ -49,7 +50,13 @@ fn a_checkpoint_restates_every_part_of_the_graph() {
         let graph = replayed(&fixture_entries(name));
         let bytes = graph.checkpoint();
         assert!(is_checkpoint(&bytes));
-        let loaded = Graph::from_checkpoint(&Checkpoint::decode(&bytes).expect("decodes"));
+        let decoded = Checkpoint::decode(&bytes).expect("decodes");
+        assert_eq!(
+            decoded.encode(),
+            bytes,
+            "{name}: written as the rows encode"
+        );
+        let loaded = Graph::from_checkpoint(&decoded);
         assert_eq!(state_of(&loaded), state_of(&graph), "{name}");
         assert_eq!(loaded.checkpoint(), bytes, "{name}");
         assert_eq!(loaded.last_at(), graph.last_at(), "{name}");

@@ -6,12 +6,13 @@ use alloc::vec::Vec;
 
 use super::{AgentSyms, Ended, Entity, EntityId, Extra, FactMeta, Graph, Past, Reflection};
 use super::{Relation, RelationId, Target};
-use crate::hash::HashMap;
 use crate::intern::{Interner, Sym};
 use crate::record::{
-    AgentRow, Checkpoint, DecodeError, EntityRow, Entry, FactRow, OptStr, ReflectionRow,
-    RelationRow, Str, TargetRow, is_checkpoint,
+    AgentRow, CHECKPOINT, Checkpoint, DecodeError, EntityRow, Entry, FactRow, OptStr,
+    ReflectionRow, RelationRow, Str, TargetRow, is_checkpoint,
 };
+use serde::ser::{SerializeSeq, SerializeTuple};
+use serde::{Serialize, Serializer};
 
 /// What [`Graph::replay`] built.
 pub struct Replayed {
@@ -62,43 +63,14 @@ impl Graph {
         Ok(())
     }
 
-    /// The graph as a checkpoint entry's bytes.
+    /// The graph as a checkpoint entry's bytes: the bytes [`Checkpoint::encode`] gives for
+    /// it, written straight from the graph (no rows are held besides the entry) into a
+    /// buffer of their exact size.
     pub fn checkpoint(&self) -> Vec<u8> {
-        let mut w = Writer {
-            graph: self,
-            index: HashMap::default(),
-            c: Checkpoint {
-                last_at: self.last_at,
-                ..Checkpoint::default()
-            },
-        };
-        w.index.reserve(self.strings.len());
-        for a in &self.agents {
-            let row = AgentRow {
-                client: w.str(a.client),
-                version: w.str(a.version),
-                session: w.str(a.session),
-                actor: w.opt(a.actor),
-            };
-            w.c.agents.push(row);
-        }
-        w.c.entities.reserve(self.entity_count);
-        for (_, e) in self.entities() {
-            w.entity(e);
-        }
-        w.c.relations.reserve(self.relation_count);
-        for (_, r) in self.relations() {
-            let row = w.relation(r);
-            w.c.relations.push(row);
-        }
-        for e in &self.ended {
-            let row = w.relation(&e.relation);
-            w.c.ended.push((row, e.at));
-        }
-        for r in &self.reflections {
-            w.reflection(r);
-        }
-        w.c.encode()
+        let out = CheckpointOut::new(self);
+        let size = postcard::serialize_with_flavor(&out, postcard::ser_flavors::Size::default())
+            .expect("checkpoints always serialize");
+        postcard::to_extend(&out, Vec::with_capacity(size)).expect("checkpoints always serialize")
     }
 
     /// The graph a checkpoint restates (one the decoder checked: every index is in range).
@@ -286,30 +258,79 @@ impl Checkpoint<'_> {
     }
 }
 
-/// Builds a checkpoint: numbers strings in the order first met.
-struct Writer<'g> {
-    graph: &'g Graph,
-    index: HashMap<Sym, Str>,
-    c: Checkpoint<'g>,
+/// Numbers strings in the order the rows first name them.
+struct Names {
+    /// Each handle's number ([`Names::NONE`] until named), by handle index.
+    of: Vec<Str>,
+    /// The handles in number order.
+    order: Vec<Sym>,
 }
 
-impl<'g> Writer<'g> {
-    fn str(&mut self, sym: Sym) -> Str {
-        let next = self.c.strings.len() as Str;
-        let i = *self.index.entry(sym).or_insert(next);
-        if i == next {
-            self.c.strings.push(self.graph.text(sym));
+impl Names {
+    const NONE: Str = Str::MAX;
+
+    /// `sym`'s number, giving it the next one if it has none.
+    fn name(&mut self, sym: Sym) -> Str {
+        let slot = &mut self.of[sym.index()];
+        if *slot == Self::NONE {
+            *slot = self.order.len() as Str;
+            self.order.push(sym);
         }
-        i
+        *slot
+    }
+}
+
+/// The rows of a checkpoint, built from the graph with `name` giving strings their numbers.
+struct Rows<N> {
+    name: N,
+}
+
+impl<N: FnMut(Sym) -> Str> Rows<N> {
+    fn opt(&mut self, sym: Option<Sym>) -> OptStr {
+        sym.map_or(0, |s| (self.name)(s) + 1)
     }
 
-    fn opt(&mut self, sym: Option<Sym>) -> OptStr {
-        sym.map_or(0, |s| self.str(s) + 1)
+    fn agent(&mut self, a: &AgentSyms) -> AgentRow {
+        AgentRow {
+            client: (self.name)(a.client),
+            version: (self.name)(a.version),
+            session: (self.name)(a.session),
+            actor: self.opt(a.actor),
+        }
+    }
+
+    fn entity(&mut self, e: &Entity) -> EntityRow {
+        let extra = e.extra.as_deref();
+        EntityRow {
+            name: (self.name)(e.name),
+            entity_type: (self.name)(e.entity_type),
+            created: e.created,
+            updated: e.updated,
+            next_fact: e.next_fact,
+            current: e.observations.len() as u32,
+            past: past_of(e).len() as u32,
+            tags: tags_of(e).len() as u32,
+            importance: extra.and_then(|x| x.importance),
+            parent: self.opt(extra.and_then(|x| x.parent)),
+            status: self.opt(extra.and_then(|x| x.status)),
+        }
+    }
+
+    /// Calls `f` with each of the entity's observations: its current ones, then its past.
+    fn facts(&mut self, e: &Entity, mut f: impl FnMut(FactRow)) {
+        for (&text, meta) in e.observations.iter().zip(&e.facts) {
+            let row = self.fact(text, meta, 0);
+            f(row);
+        }
+        for p in past_of(e) {
+            let row = self.fact(p.text, &p.meta, p.superseded);
+            f(row);
+        }
     }
 
     fn fact(&mut self, text: Sym, meta: &FactMeta, superseded: u64) -> FactRow {
         FactRow {
-            text: self.str(text),
+            text: (self.name)(text),
             id: meta.id,
             supersedes: meta.supersedes,
             kind: self.opt(meta.kind),
@@ -318,63 +339,195 @@ impl<'g> Writer<'g> {
         }
     }
 
-    fn entity(&mut self, e: &Entity) {
-        let extra = e.extra.as_deref();
-        let past = extra.map_or(&[][..], |x| &x.past[..]);
-        let tags = extra.map_or(&[][..], |x| &x.tags[..]);
-        let row = EntityRow {
-            name: self.str(e.name),
-            entity_type: self.str(e.entity_type),
-            created: e.created,
-            updated: e.updated,
-            next_fact: e.next_fact,
-            current: e.observations.len() as u32,
-            past: past.len() as u32,
-            tags: tags.len() as u32,
-            importance: extra.and_then(|x| x.importance),
-            parent: self.opt(extra.and_then(|x| x.parent)),
-            status: self.opt(extra.and_then(|x| x.status)),
-        };
-        self.c.entities.push(row);
-        for (&text, meta) in e.observations.iter().zip(&e.facts) {
-            let row = self.fact(text, meta, 0);
-            self.c.facts.push(row);
-        }
-        for p in past {
-            let row = self.fact(p.text, &p.meta, p.superseded);
-            self.c.facts.push(row);
-        }
-        for &t in tags {
-            let row = self.str(t);
-            self.c.tags.push(row);
-        }
-    }
-
     fn relation(&mut self, r: &Relation) -> RelationRow {
         RelationRow {
-            from: self.str(r.from),
-            to: self.str(r.to),
-            relation_type: self.str(r.relation_type),
+            from: (self.name)(r.from),
+            to: (self.name)(r.to),
+            relation_type: (self.name)(r.relation_type),
             created: r.created,
             context: self.opt(r.context),
         }
     }
 
-    fn reflection(&mut self, r: &Reflection) {
+    fn reflection(&mut self, r: &Reflection) -> ReflectionRow {
         let target = match r.target {
             Target::Global => TargetRow::Global,
-            Target::Entity(s) => TargetRow::Entity(self.str(s)),
-            Target::Relation(t) => TargetRow::Relation(t.map(|s| self.str(s))),
-            Target::Session(s) => TargetRow::Session(self.str(s)),
+            Target::Entity(s) => TargetRow::Entity((self.name)(s)),
+            Target::Relation(t) => TargetRow::Relation(t.map(|s| (self.name)(s))),
+            Target::Session(s) => TargetRow::Session((self.name)(s)),
         };
-        let row = ReflectionRow {
+        ReflectionRow {
             id: r.id,
             target,
-            author: self.str(r.author),
+            author: (self.name)(r.author),
             mood: self.opt(r.mood),
-            content: self.str(r.content),
+            content: (self.name)(r.content),
             created: r.created,
+        }
+    }
+}
+
+fn past_of(e: &Entity) -> &[Past] {
+    e.extra.as_deref().map_or(&[], |x| &x.past[..])
+}
+
+fn tags_of(e: &Entity) -> &[Sym] {
+    e.extra.as_deref().map_or(&[], |x| &x.tags[..])
+}
+
+/// A graph serializing as a checkpoint entry (`(CHECKPOINT, Checkpoint)`), its strings
+/// numbered as the rows first name them.
+struct CheckpointOut<'g> {
+    graph: &'g Graph,
+    names: Names,
+    /// How many rows each sequence holds, counted while numbering.
+    entities: usize,
+    facts: usize,
+    tags: usize,
+    relations: usize,
+}
+
+impl<'g> CheckpointOut<'g> {
+    /// Numbers the graph's strings, walking the rows in the order they are written.
+    fn new(graph: &'g Graph) -> Self {
+        let mut names = Names {
+            of: vec![Names::NONE; graph.strings.slots()],
+            order: Vec::with_capacity(graph.strings.len()),
         };
-        self.c.reflections.push(row);
+        let (mut entities, mut facts, mut tags, mut relations) = (0, 0, 0, 0);
+        let mut rows = Rows {
+            name: |s| names.name(s),
+        };
+        for a in &graph.agents {
+            rows.agent(a);
+        }
+        for (_, e) in graph.entities() {
+            rows.entity(e);
+            entities += 1;
+            rows.facts(e, |_| facts += 1);
+            for &t in tags_of(e) {
+                (rows.name)(t);
+                tags += 1;
+            }
+        }
+        for (_, r) in graph.relations() {
+            rows.relation(r);
+            relations += 1;
+        }
+        for e in &graph.ended {
+            rows.relation(&e.relation);
+        }
+        for r in &graph.reflections {
+            rows.reflection(r);
+        }
+        CheckpointOut {
+            graph,
+            names,
+            entities,
+            facts,
+            tags,
+            relations,
+        }
+    }
+
+    /// The rows, every string already numbered.
+    fn rows(&self) -> Rows<impl FnMut(Sym) -> Str + '_> {
+        Rows {
+            name: |s: Sym| self.names.of[s.index()],
+        }
+    }
+}
+
+/// Serializes what `items` yields as a sequence of `len` elements (postcard writes the
+/// length first).
+fn seq<S: Serializer, T: Serialize>(
+    s: S,
+    len: usize,
+    items: impl FnOnce(&mut dyn FnMut(T) -> Result<(), S::Error>) -> Result<(), S::Error>,
+) -> Result<S::Ok, S::Error> {
+    let mut out = s.serialize_seq(Some(len))?;
+    items(&mut |item| out.serialize_element(&item))?;
+    out.end()
+}
+
+/// One section of a [`CheckpointOut`], serialized as a sequence.
+struct Section<'a, 'g>(&'a CheckpointOut<'g>, Part);
+
+#[derive(Clone, Copy)]
+enum Part {
+    Strings,
+    Agents,
+    Entities,
+    Facts,
+    Tags,
+    Relations,
+    Ended,
+    Reflections,
+}
+
+impl Serialize for Section<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (out, g) = (self.0, self.0.graph);
+        let mut rows = out.rows();
+        match self.1 {
+            Part::Strings => seq(s, out.names.order.len(), |f| {
+                out.names.order.iter().try_for_each(|&sym| f(g.text(sym)))
+            }),
+            Part::Agents => seq(s, g.agents.len(), |f| {
+                g.agents.iter().try_for_each(|a| f(rows.agent(a)))
+            }),
+            Part::Entities => seq(s, out.entities, |f| {
+                g.entities().try_for_each(|(_, e)| f(rows.entity(e)))
+            }),
+            Part::Facts => seq(s, out.facts, |f| {
+                g.entities().try_for_each(|(_, e)| {
+                    let mut result = Ok(());
+                    rows.facts(e, |row| {
+                        if result.is_ok() {
+                            result = f(row);
+                        }
+                    });
+                    result
+                })
+            }),
+            Part::Tags => seq(s, out.tags, |f| {
+                g.entities()
+                    .flat_map(|(_, e)| tags_of(e))
+                    .try_for_each(|&t| f((rows.name)(t)))
+            }),
+            Part::Relations => seq(s, out.relations, |f| {
+                g.relations().try_for_each(|(_, r)| f(rows.relation(r)))
+            }),
+            Part::Ended => seq(s, g.ended.len(), |f| {
+                g.ended
+                    .iter()
+                    .try_for_each(|e| f((rows.relation(&e.relation), e.at)))
+            }),
+            Part::Reflections => seq(s, g.reflections.len(), |f| {
+                g.reflections.iter().try_for_each(|r| f(rows.reflection(r)))
+            }),
+        }
+    }
+}
+
+impl Serialize for CheckpointOut<'_> {
+    /// As `(CHECKPOINT, Checkpoint)` serializes: the tag, then the fields in order.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut t = s.serialize_tuple(10)?;
+        t.serialize_element(&CHECKPOINT)?;
+        t.serialize_element(&Section(self, Part::Strings))?;
+        t.serialize_element(&self.graph.last_at)?;
+        for part in [
+            Part::Agents,
+            Part::Entities,
+            Part::Facts,
+            Part::Tags,
+            Part::Relations,
+            Part::Ended,
+            Part::Reflections,
+        ] {
+            t.serialize_element(&Section(self, part))?;
+        }
+        t.end()
     }
 }
