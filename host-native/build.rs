@@ -29,7 +29,10 @@ fn main() -> Result<()> {
         "Cargo.lock",
         ".cargo/config.toml",
     ] {
-        println!("cargo:rerun-if-changed={}", root.join(watched).display());
+        // Relative to the package, so a target directory shared by two clones of the
+        // workspace watches the clone being built (an absolute path kept watching the
+        // other one, and its component went stale).
+        println!("cargo:rerun-if-changed=../{watched}");
     }
     println!("cargo:rerun-if-changed=src/engine_config.rs");
 

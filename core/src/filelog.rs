@@ -6,8 +6,12 @@
 //!
 //! ## The lock
 //!
-//! A process holds the memory file's lock while it handles one message: between
-//! [`FileLog::lock`] and [`FileLog::unlock`] no other process writes to the file. The lock
+//! A process holds the memory file's lock while it handles a message that changes the
+//! memory: from [`FileLog::lock`] (taken by a refresh with [`Intent::Write`]) to
+//! [`FileLog::unlock`] (the host's, once the message is answered) no other process writes
+//! to the file. A message that only reads takes no lock: its refresh reads the whole frames
+//! other writers appended, and takes the lock only when there is more to do (the file was
+//! replaced or cut, or its tail is torn — being written, or left by a writer that died). The lock
 //! is a companion file, `<name>.lock`, created exclusively and holding its owner's token
 //! (`<pid> <nonce>`). A lock whose owner process is gone, or that is older than
 //! [`STALE_LOCK_MS`] (owners hold it for milliseconds), or that names no owner and is older
@@ -20,7 +24,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::frame::{self, TornTail};
-use crate::log::{Changes, Contents, Log, LogError, last_checkpoint};
+use crate::log::{Changes, Contents, Intent, Log, LogError, last_checkpoint};
 
 /// A lock older than this (milliseconds) is stale whoever owns it.
 pub const STALE_LOCK_MS: u64 = 30_000;
@@ -192,7 +196,8 @@ impl<D: Disk> FileLog<D> {
         self.disk.remove(&aside)
     }
 
-    /// Releases the lock taken by [`FileLog::lock`] (if it is still ours).
+    /// Releases the lock taken by [`FileLog::lock`] or a refresh (if it is still ours): the
+    /// host calls it once each message is answered.
     pub fn unlock(&mut self) {
         if !core::mem::take(&mut self.locked) {
             return;
@@ -207,10 +212,14 @@ impl<D: Disk> FileLog<D> {
 
     /// Refuses to write unless this process still holds the lock.
     fn check_lock(&mut self) -> Result<(), LogError> {
+        if !self.locked {
+            return Err(LogError(format!(
+                "{}: a write without the file's lock (after a refresh for reading); nothing was written",
+                self.disk.name()
+            )));
+        }
         let lock = self.lock_name();
-        if self.locked
-            && self.disk.read_file(&lock)?.as_deref() == Some(self.disk.token().as_bytes())
-        {
+        if self.disk.read_file(&lock)?.as_deref() == Some(self.disk.token().as_bytes()) {
             return Ok(());
         }
         Err(LogError(format!(
@@ -247,13 +256,12 @@ impl<D: Disk> FileLog<D> {
         if let Some(torn) = scan.torn {
             self.cut_torn_tail(torn)?;
         }
-        let copy = |records: &[&[u8]]| records.iter().map(|r| r.to_vec()).collect();
         match last_checkpoint(&scan.records) {
             Some((at, skipped_bytes)) if from_checkpoint => Ok(Contents::FromCheckpoint {
                 skipped_bytes,
-                entries: copy(&scan.records[at..]),
+                entries: owned(&scan.records[at..]),
             }),
-            _ => Ok(Contents::Records(copy(&scan.records))),
+            _ => Ok(Contents::Records(owned(&scan.records))),
         }
     }
 
@@ -288,6 +296,30 @@ impl<D: Disk> FileLog<D> {
         }
     }
 
+    /// What a reader may take without the lock: nothing new, or the whole frames other
+    /// writers appended; `None` when catching up needs the lock (the file was replaced or
+    /// cut, or its tail is torn: still being written, or left by a writer that died).
+    fn peek(&mut self) -> Result<Option<Changes>, LogError> {
+        if self.replaced || !self.disk.is_current()? {
+            return Ok(None);
+        }
+        let size = self.disk.size()?;
+        if self.foreign || size == self.len {
+            return Ok(Some(Changes::Appended(Vec::new())));
+        }
+        if size < self.len {
+            return Ok(None);
+        }
+        let tail = self.disk.read_at(self.len, (size - self.len) as usize)?;
+        Ok(match frame::scan_frames(&tail, self.len as usize) {
+            Ok(scan) if scan.torn.is_none() => {
+                self.len = scan.valid_len as u64;
+                Some(Changes::Appended(owned(&scan.records)))
+            }
+            _ => None,
+        })
+    }
+
     fn install(&mut self, bytes: &[u8], tmp: &str) -> Result<(), LogError> {
         self.disk.write_new(tmp, bytes)?;
         if self.foreign {
@@ -306,6 +338,11 @@ impl<D: Disk> Drop for FileLog<D> {
     }
 }
 
+/// Copies of the records a scan found.
+fn owned(records: &[&[u8]]) -> Vec<Vec<u8>> {
+    records.iter().map(|r| r.to_vec()).collect()
+}
+
 /// The pid a lock token starts with.
 fn token_pid(token: &[u8]) -> Option<u32> {
     core::str::from_utf8(token)
@@ -321,7 +358,15 @@ impl<D: Disk> Log for FileLog<D> {
         self.read(true)
     }
 
-    fn refresh(&mut self) -> Result<Changes, LogError> {
+    fn refresh(&mut self, intent: Intent) -> Result<Changes, LogError> {
+        if !self.locked {
+            if intent == Intent::Read
+                && let Some(changes) = self.peek()?
+            {
+                return Ok(changes);
+            }
+            self.lock()?;
+        }
         let size = self.disk.size()?;
         if self.replaced || (!self.foreign && size < self.len) {
             return match self.read(false)? {
@@ -341,7 +386,7 @@ impl<D: Disk> Log for FileLog<D> {
                 self.disk.name()
             ))
         })?;
-        let records = scan.records.iter().map(|r| r.to_vec()).collect();
+        let records = owned(&scan.records);
         self.len = scan.valid_len as u64;
         if let Some(torn) = scan.torn {
             self.cut_torn_tail(torn)?;
@@ -383,7 +428,7 @@ impl<D: Disk> Log for FileLog<D> {
                 self.disk.name()
             ))
         })?;
-        Ok(scan.records.iter().map(|r| r.to_vec()).collect())
+        Ok(owned(&scan.records))
     }
 
     fn replace(&mut self, entries: &[Vec<u8>]) -> Result<(), LogError> {

@@ -58,6 +58,6 @@ pub mod time;
 pub mod tools;
 pub mod verify;
 
-pub use log::{Changes, Contents, Log, LogError};
+pub use log::{Changes, Contents, Intent, Log, LogError};
 pub use mcp::Server;
 pub use memory::{Error, Memory, OpenError};

@@ -5,8 +5,10 @@
 //! - [`Log::replay`] is called once, before anything else.
 //! - [`Log::refresh`] is called at the start of every request that reads or changes the
 //!   graph (`tools/call`, `resources/read`, export, import, compact): it returns what other
-//!   writers (other processes, other tabs) put in the log since this memory last saw it, and
-//!   from then until the request is answered no other writer appends.
+//!   writers (other processes, other tabs) put in the log since this memory last saw it.
+//!   With [`Intent::Write`], from then until the request is answered no other writer
+//!   appends; with [`Intent::Read`] others may (a reader takes no lock), and the request
+//!   appends and replaces nothing.
 //! - [`Log::append`] must leave either the whole entry or nothing in the log, in call order.
 //! - [`Log::sync`] is called before every reply that follows an append.
 //! - [`Log::entries`] returns every entry the log holds (the history tools read it, within a
@@ -58,6 +60,16 @@ pub fn last_checkpoint<B: AsRef<[u8]>>(entries: &[B]) -> Option<(usize, u64)> {
     (at > 0).then_some((at, skipped))
 }
 
+/// What a request means to do after catching up ([`Log::refresh`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Intent {
+    /// Only read: the request appends and replaces nothing, so other writers need not wait.
+    Read,
+    /// Change the log: no other writer appends until the request is answered, so what is
+    /// planned on the refreshed graph still holds when it is appended.
+    Write,
+}
+
 /// A host-side failure, in words for the user (e.g. the OS error and the path).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogError(pub String);
@@ -66,8 +78,9 @@ pub struct LogError(pub String);
 pub trait Log {
     /// Everything the log held when it was opened.
     fn replay(&mut self) -> Result<Contents, LogError>;
-    /// What other writers appended or replaced since the last replay or refresh.
-    fn refresh(&mut self) -> Result<Changes, LogError>;
+    /// What other writers appended or replaced since the last replay or refresh, for a
+    /// request that means to do `intent` next.
+    fn refresh(&mut self, intent: Intent) -> Result<Changes, LogError>;
     /// Appends one record payload after all earlier ones.
     fn append(&mut self, entry: &[u8]) -> Result<(), LogError>;
     /// Makes every appended entry durable, as the host's durability policy defines.

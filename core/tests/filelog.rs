@@ -7,7 +7,7 @@ use mcp_memory_core::filelog::{Disk, FileLog, OWNERLESS_LOCK_MS, STALE_LOCK_MS};
 use mcp_memory_core::frame;
 use mcp_memory_core::record::CHECKPOINT;
 use mcp_memory_core::testing::{MemDir, MemDisk, Op};
-use mcp_memory_core::{Changes, Contents, Log};
+use mcp_memory_core::{Changes, Contents, Intent, Log};
 
 const NAME: &str = "memory.jsonl";
 const LOCK: &str = "memory.jsonl.lock";
@@ -58,7 +58,10 @@ fn two_processes_take_turns_and_see_each_others_records() {
         b.append(b"two").unwrap();
     });
     locked(&mut a, |a| {
-        assert_eq!(appended(a.refresh().unwrap()), [b"two".to_vec()]);
+        assert_eq!(
+            appended(a.refresh(Intent::Write).unwrap()),
+            [b"two".to_vec()]
+        );
         a.append(b"three").unwrap();
     });
     let bytes = dir.file(NAME).unwrap();
@@ -139,18 +142,22 @@ fn a_file_replaced_by_another_process_is_read_again_whole() {
         a.append(b"after").unwrap();
     });
     assert!(dir.file("memory.jsonl.bak").is_some(), "original kept");
-    locked(&mut b, |b| match b.refresh().unwrap() {
+    locked(&mut b, |b| match b.refresh(Intent::Write).unwrap() {
         Changes::Replaced(r) => assert_eq!(r, [b"converted".to_vec(), b"after".to_vec()]),
         Changes::Appended(r) => panic!("expected the new file, got {r:?}"),
     });
     locked(&mut b, |b| b.append(b"from b").unwrap());
     locked(&mut a, |a| {
-        assert_eq!(appended(a.refresh().unwrap()), [b"from b".to_vec()])
+        assert_eq!(
+            appended(a.refresh(Intent::Write).unwrap()),
+            [b"from b".to_vec()]
+        )
     });
 }
 
-#[test]
-fn a_torn_tail_left_by_a_writer_that_died_is_cut_on_refresh() {
+/// A file holding one whole record and the first bytes of a second (its writer died, or
+/// is still writing), and process 2, which has seen the first; the whole part's length.
+fn torn_after_one_record() -> (MemDir, FileLog<MemDisk>, usize) {
     let dir = MemDir::new();
     let (mut a, mut b) = (process(&dir, 1), process(&dir, 2));
     locked(&mut a, |a| {
@@ -164,8 +171,14 @@ fn a_torn_tail_left_by_a_writer_that_died_is_cut_on_refresh() {
     frame::encode_frame(b"half written", &mut frame_bytes);
     bytes.extend_from_slice(&frame_bytes[..7]);
     dir.overwrite(NAME, &bytes);
+    (dir, b, valid)
+}
+
+#[test]
+fn a_torn_tail_left_by_a_writer_that_died_is_cut_on_refresh() {
+    let (dir, mut b, valid) = torn_after_one_record();
     locked(&mut b, |b| {
-        assert!(appended(b.refresh().unwrap()).is_empty());
+        assert!(appended(b.refresh(Intent::Write).unwrap()).is_empty());
         b.append(b"next").unwrap();
     });
     assert!(b.take_warnings()[0].contains(&format!("torn tail at offset {valid}")));
@@ -174,6 +187,69 @@ fn a_torn_tail_left_by_a_writer_that_died_is_cut_on_refresh() {
         frame::scan(&bytes).unwrap().records,
         [&b"whole"[..], b"next"]
     );
+}
+
+/// A message that only reads takes no lock: it sees the whole frames a writer appended,
+/// even while that writer still holds the lock, without waiting for it.
+#[test]
+fn a_reader_takes_no_lock_and_sees_whole_frames_at_once() {
+    let dir = MemDir::new();
+    let (mut a, mut b) = (process(&dir, 1), process(&dir, 2));
+    locked(&mut a, |a| a.replay().unwrap());
+    b.lock().unwrap();
+    b.replay().unwrap();
+    b.append(b"from b").unwrap();
+    assert_eq!(
+        appended(a.refresh(Intent::Read).unwrap()),
+        [b"from b".to_vec()]
+    );
+    assert_eq!(dir.clock(), 0, "the reader did not wait");
+    assert_eq!(lock_owner(&dir).as_deref(), Some("2 nonce2"), "nor lock");
+    let err = a.append(b"no lock").unwrap_err();
+    assert!(err.0.contains("without the file's lock"), "{}", err.0);
+    b.append(b"more").unwrap();
+    b.unlock();
+    assert_eq!(
+        appended(a.refresh(Intent::Read).unwrap()),
+        [b"more".to_vec()]
+    );
+    assert_eq!(records(process(&dir, 3).replay().unwrap()).len(), 2);
+}
+
+/// A reader that meets a torn tail catches up under the lock: a writer holding it is
+/// waited for (never cut short), one that died has its tail cut as at opening.
+#[test]
+fn a_reader_meeting_a_torn_tail_takes_the_lock_first() {
+    let (dir, mut b, valid) = torn_after_one_record();
+    b.disk().create_new(LOCK, b"999 gone").unwrap();
+    assert!(appended(b.refresh(Intent::Read).unwrap()).is_empty());
+    assert_eq!(lock_owner(&dir).as_deref(), Some("2 nonce2"));
+    let warnings = b.take_warnings();
+    assert!(
+        warnings.iter().any(|w| w.contains("torn tail")),
+        "{warnings:?}"
+    );
+    b.unlock();
+    assert_eq!(lock_owner(&dir), None);
+    assert_eq!(dir.file(NAME).unwrap().len(), valid, "the tail was cut");
+}
+
+/// A file another process replaced is read again whole by a reader too (under the lock).
+#[test]
+fn a_reader_sees_a_replaced_file_whole() {
+    let dir = MemDir::new();
+    let (mut a, mut b) = (process(&dir, 1), process(&dir, 2));
+    locked(&mut a, |a| {
+        a.replay().unwrap();
+        a.append(b"old").unwrap();
+    });
+    locked(&mut b, |b| b.replay().unwrap());
+    locked(&mut a, |a| a.replace(&[b"new".to_vec()]).unwrap());
+    match b.refresh(Intent::Read).unwrap() {
+        Changes::Replaced(r) => assert_eq!(r, [b"new".to_vec()]),
+        Changes::Appended(r) => panic!("expected the new file, got {r:?}"),
+    }
+    b.unlock();
 }
 
 #[test]

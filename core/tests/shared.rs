@@ -11,7 +11,7 @@ use common::ops;
 use common::*;
 use mcp_memory_core::model::Entity;
 use mcp_memory_core::record::{Op, Record};
-use mcp_memory_core::{Changes, Contents, Log, LogError};
+use mcp_memory_core::{Changes, Contents, Intent, Log, LogError};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -47,7 +47,7 @@ impl Log for DiskLog {
         self.generation = d.generation;
         Ok(Contents::Records(d.records.clone()))
     }
-    fn refresh(&mut self) -> Result<Changes, LogError> {
+    fn refresh(&mut self, _: Intent) -> Result<Changes, LogError> {
         let d = self.disk.borrow();
         let new = if d.generation != self.generation {
             Changes::Replaced(d.records.clone())
@@ -199,7 +199,7 @@ fn unreadable_log_fails_the_call_without_changing_anything() {
         fn replay(&mut self) -> Result<Contents, LogError> {
             self.0.replay()
         }
-        fn refresh(&mut self) -> Result<Changes, LogError> {
+        fn refresh(&mut self, _: Intent) -> Result<Changes, LogError> {
             Err(LogError("EIO".into()))
         }
         fn append(&mut self, e: &[u8]) -> Result<(), LogError> {

@@ -9,7 +9,7 @@ use crate::disk::FsDisk;
 use crate::engine_config;
 use mcp_memory_core::filelog::FileLog;
 use mcp_memory_core::memory::LogOp;
-use mcp_memory_core::{Changes, Contents, Error, Log, LogError};
+use mcp_memory_core::{Changes, Contents, Error, Intent, Log, LogError};
 
 wasmtime::component::bindgen!({
     world: "memory-server",
@@ -95,8 +95,12 @@ impl log::Host for HostState {
         }
     }
 
-    fn refresh(&mut self) -> Result<log::Changes, String> {
-        match self.log.refresh().map_err(|e| e.0)? {
+    fn refresh(&mut self, intent: log::Intent) -> Result<log::Changes, String> {
+        let intent = match intent {
+            log::Intent::Read => Intent::Read,
+            log::Intent::Write => Intent::Write,
+        };
+        match self.log.refresh(intent).map_err(|e| e.0)? {
             Changes::Appended(records) => Ok(log::Changes::Appended(records)),
             Changes::Replaced(records) => Ok(log::Changes::Replaced(records)),
         }
@@ -174,12 +178,13 @@ impl Server {
         ))
     }
 
-    /// Runs `call` holding the memory file's lock, so no other process writes meanwhile.
-    fn locked<T>(
+    /// Runs `call` as one turn on the memory file: a guest that means to write takes the
+    /// file's lock as it catches up (a refresh for writing; reads take none), and the lock is
+    /// released as the call returns.
+    fn turn<T>(
         &mut self,
         call: impl FnOnce(&MemoryServer, &mut Store<HostState>, ResourceAny) -> wasmtime::Result<T>,
     ) -> Result<T> {
-        self.store.data_mut().log.lock().map_err(|e| anyhow!(e.0))?;
         let result = call(&self.bindings, &mut self.store, self.memory);
         self.store.data_mut().log.unlock();
         Ok(result?)
@@ -189,7 +194,7 @@ impl Server {
     /// it, the last one perhaps only begun ([`Replies::continued`]: its rest comes from
     /// [`Server::next_piece`]).
     pub fn handle(&mut self, session: u32, message: &str) -> Result<Replies> {
-        self.locked(|b, store, memory| {
+        self.turn(|b, store, memory| {
             b.mcp_memory_memory_server().memory().call_handle(
                 store,
                 memory,
@@ -242,7 +247,7 @@ impl Server {
     /// Readies the memory file for the next start (a checkpoint, if many changes followed
     /// the last one) as the host is done with it.
     pub fn close(&mut self) -> Result<()> {
-        self.locked(|b, store, memory| {
+        self.turn(|b, store, memory| {
             b.mcp_memory_memory_server()
                 .memory()
                 .call_close(store, memory)
@@ -258,7 +263,7 @@ impl Server {
         })
     }
 
-    /// Runs a call that answers with the memory's typed error, holding the lock.
+    /// Runs a call that answers with the memory's typed error, as one turn on the file.
     fn memory_call<T>(
         &mut self,
         call: impl FnOnce(
@@ -267,7 +272,7 @@ impl Server {
             ResourceAny,
         ) -> wasmtime::Result<std::result::Result<T, MemoryError>>,
     ) -> Result<T, CallError> {
-        let answer = self.locked(call).map_err(CallError::Engine)?;
+        let answer = self.turn(call).map_err(CallError::Engine)?;
         answer.map_err(CallError::from)
     }
 

@@ -189,66 +189,60 @@ impl FileMemory {
         warnings
     }
 
-    /// Handles one MCP (JSON-RPC 2.0) message; returns the messages to send, in order.
-    /// Throws only if the file's lock cannot be taken.
-    pub fn handle(&mut self, message: &str) -> Result<Vec<String>, JsValue> {
-        self.locked(|s| Ok(s.handle_in(0, now(), message)))
+    /// Handles one MCP (JSON-RPC 2.0) message; returns the messages to send, in order (a
+    /// file that cannot be locked or read fails the message, in its reply).
+    pub fn handle(&mut self, message: &str) -> Vec<String> {
+        self.turn(|s| s.handle_in(0, now(), message))
     }
 
     /// Handles one line of the stdio transport, as bytes (invalid UTF-8 becomes U+FFFD);
     /// returns the messages to send as bytes, each followed by `\n`. The server's path:
     /// no string conversion on either side of the boundary for megabyte-sized replies.
     #[wasm_bindgen(js_name = handleLine)]
-    pub fn handle_line(&mut self, line: &[u8]) -> Result<Vec<u8>, JsValue> {
+    pub fn handle_line(&mut self, line: &[u8]) -> Vec<u8> {
         let text = String::from_utf8_lossy(line);
-        self.locked(|s| Ok(lines(s.handle_in(0, now(), &text))))
+        self.turn(|s| lines(s.handle_in(0, now(), &text)))
     }
 
     /// The graph in the reference server's JSONL file format.
     #[wasm_bindgen(js_name = exportJsonl)]
     pub fn export_jsonl(&mut self) -> Result<Vec<u8>, JsValue> {
-        self.locked(|s| s.memory_mut().export_jsonl().map_err(memory_error))
+        self.turn(|s| s.memory_mut().export_jsonl().map_err(memory_error))
     }
 
     /// The graph in the TypeScript "Memory MCP" server's JSONL format.
     #[wasm_bindgen(js_name = exportMemoryMcp)]
     pub fn export_memory_mcp(&mut self) -> Result<Vec<u8>, JsValue> {
-        self.locked(|s| s.memory_mut().export_memory_mcp().map_err(memory_error))
+        self.turn(|s| s.memory_mut().export_memory_mcp().map_err(memory_error))
     }
 
     /// The graph as a compacted memory log file.
     #[wasm_bindgen(js_name = exportLog)]
     pub fn export_log(&mut self) -> Result<Vec<u8>, JsValue> {
-        self.locked(|s| s.memory_mut().export_log().map_err(memory_error))
+        self.turn(|s| s.memory_mut().export_log().map_err(memory_error))
     }
 
     /// Merges a memory file (log or reference JSONL) into the memory; returns a summary.
     #[wasm_bindgen(js_name = importFile)]
     pub fn import_file(&mut self, data: &[u8]) -> Result<String, JsValue> {
-        self.locked(|s| s.import(data, now()).map_err(memory_error))
+        self.turn(|s| s.import(data, now()).map_err(memory_error))
     }
 
     /// Rewrites the memory file as the graph as it stands (deleted text leaves the file);
     /// returns the number of records it now holds.
     pub fn compact(&mut self) -> Result<usize, JsValue> {
-        self.locked(|s| s.memory_mut().compact().map_err(memory_error))
+        self.turn(|s| s.memory_mut().compact().map_err(memory_error))
     }
 
     /// Readies the memory file for the next start (a checkpoint, if many changes followed
     /// the last one) as the host is done with it. Nothing acknowledged depends on it.
-    pub fn close(&mut self) -> Result<(), JsValue> {
-        self.locked(|s| {
-            s.memory_mut().close();
-            Ok(())
-        })
+    pub fn close(&mut self) {
+        self.turn(|s| s.memory_mut().close())
     }
 
-    /// Runs `f` holding the file's lock, so no other process writes meanwhile.
-    fn locked<T>(
-        &mut self,
-        f: impl FnOnce(&mut Server<FileLog<JsFile>>) -> Result<T, JsValue>,
-    ) -> Result<T, JsValue> {
-        (self.server.memory_mut().log_mut().lock()).map_err(|e| js_error(e.0))?;
+    /// Runs `f` as one turn on the file: the memory takes the file's lock as it catches up
+    /// if it means to write (reads take none), and the lock is released as `f` returns.
+    fn turn<T>(&mut self, f: impl FnOnce(&mut Server<FileLog<JsFile>>) -> T) -> T {
         let result = f(&mut self.server);
         self.server.memory_mut().log_mut().unlock();
         result

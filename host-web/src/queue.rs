@@ -7,7 +7,7 @@
 //! it — in one store transaction, before the reply is released. Record bytes are the core's:
 //! the store keeps each record payload as one value.
 
-use mcp_memory_core::{Changes, Contents, Log, LogError, Server};
+use mcp_memory_core::{Changes, Contents, Intent, Log, LogError, Server};
 use wasm_bindgen::prelude::*;
 
 use crate::{js_error, lines, memory_error, now};
@@ -33,7 +33,7 @@ impl Log for QueueLog {
         self.held = self.opened.clone();
         Ok(Contents::Records(core::mem::take(&mut self.opened)))
     }
-    fn refresh(&mut self) -> Result<Changes, LogError> {
+    fn refresh(&mut self, _: Intent) -> Result<Changes, LogError> {
         let changes = self
             .delivered
             .take()

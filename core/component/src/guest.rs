@@ -6,7 +6,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::cell::RefCell;
 
-use mcp_memory_core::{Changes, Contents, Log, LogError, Server};
+use mcp_memory_core::{Changes, Contents, Intent, Log, LogError, Server};
 
 wit_bindgen::generate!({
     world: "memory-server",
@@ -35,8 +35,12 @@ impl Log for HostLog {
         }
     }
 
-    fn refresh(&mut self) -> Result<Changes, LogError> {
-        match log::refresh().map_err(LogError)? {
+    fn refresh(&mut self, intent: Intent) -> Result<Changes, LogError> {
+        let intent = match intent {
+            Intent::Read => log::Intent::Read,
+            Intent::Write => log::Intent::Write,
+        };
+        match log::refresh(intent).map_err(LogError)? {
             log::Changes::Appended(records) => Ok(Changes::Appended(records)),
             log::Changes::Replaced(records) => Ok(Changes::Replaced(records)),
         }

@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 use crate::hash::{HashMap, HashSet};
 use crate::index::Indexes;
 use crate::json::{self, parse_lenient, type_name};
-use crate::log::Log;
+use crate::log::{Intent, Log};
 use crate::memory::{Error, LogOp, Memory, OpenError};
 use crate::model::{Millis, Provenance};
 use crate::tools::limits::MAX_MESSAGE_BYTES;
@@ -560,7 +560,7 @@ impl<L: Log> Server<L> {
         let mut out = Vec::with_capacity(2);
         if method == "resources/read"
             && is_graph
-            && let Err(reason) = self.catch_up_notifying(&mut out)
+            && let Err(reason) = self.catch_up_notifying(Intent::Read, &mut out)
         {
             out.push(error(id, -32603, &reason.to_string()));
             return out;
@@ -602,7 +602,11 @@ impl<L: Log> Server<L> {
 
     fn call_tool(&mut self, id: &str, name: &str, args: &Value) -> Vec<String> {
         let mut out = Vec::with_capacity(2);
-        if let Err(reason) = self.catch_up_notifying(&mut out) {
+        let intent = match self.catalog.mutates(name) {
+            true => Intent::Write,
+            false => Intent::Read,
+        };
+        if let Err(reason) = self.catch_up_notifying(intent, &mut out) {
             out.push(reply(id, output::failure(&reason.to_string())));
             return out;
         }
@@ -663,7 +667,7 @@ impl<L: Log> Server<L> {
                     Err(e) => output::failure(&e.to_string()),
                 }
             }
-            Outcome::History(query) => match self.memory.journal() {
+            Outcome::History(query) => match self.memory.journal(Intent::Read) {
                 Ok(journal) => tools::history::history(&journal, &query)
                     .unwrap_or_else(|e| output::failure(&e)),
                 Err(e) => output::failure(&e.to_string()),
@@ -689,9 +693,10 @@ impl<L: Log> Server<L> {
         out
     }
 
-    /// Catches up with other writers; subscribers hear if that changed the graph.
-    fn catch_up_notifying(&mut self, out: &mut Vec<String>) -> Result<(), Error> {
-        if self.memory.catch_up()? {
+    /// Catches up with other writers for a request that goes on to do `intent`;
+    /// subscribers hear if that changed the graph.
+    fn catch_up_notifying(&mut self, intent: Intent, out: &mut Vec<String>) -> Result<(), Error> {
+        if self.memory.catch_up(intent)? {
             self.graph_changed(out);
         }
         Ok(())
@@ -731,7 +736,10 @@ fn read_as_of<L: Log>(
     (name, args): (&str, &Value),
     by: Provenance<'_>,
 ) -> String {
-    match memory.journal().and_then(|journal| journal.as_of(at)) {
+    match memory
+        .journal(Intent::Read)
+        .and_then(|journal| journal.as_of(at))
+    {
         Ok(Ok(graph)) => {
             let indexes = Indexes::default();
             let ctx = Ctx {

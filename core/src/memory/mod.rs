@@ -13,7 +13,7 @@ use core::fmt;
 
 use crate::graph::Graph;
 use crate::index::Indexes;
-use crate::log::{Changes, Contents, Log, LogError};
+use crate::log::{Changes, Contents, Intent, Log, LogError};
 use crate::model::{Millis, Provenance};
 use crate::record::{Agent, DecodeError, Op, Record, Stamp, is_checkpoint};
 use crate::{frame, jsonl, seedlog};
@@ -282,8 +282,12 @@ impl<L: Log> Memory<L> {
     /// Brings the graph up to date with what other writers logged since this memory last
     /// looked. Returns whether the graph may have changed. Records this version cannot read
     /// make the memory unavailable (it must not write on top of a log it does not understand).
-    pub fn catch_up(&mut self) -> Result<bool, Error> {
-        let changes = self.log.refresh().map_err(Error::log(LogOp::Refresh))?;
+    /// `intent` says whether the request goes on to change the memory ([`Log::refresh`]).
+    pub fn catch_up(&mut self, intent: Intent) -> Result<bool, Error> {
+        let changes = self
+            .log
+            .refresh(intent)
+            .map_err(Error::log(LogOp::Refresh))?;
         let result = match changes {
             Changes::Appended(records) if records.is_empty() => return Ok(false),
             // A memory that missed records cannot apply later ones; only a whole new log
@@ -353,21 +357,21 @@ impl<L: Log> Memory<L> {
     /// writers; an error if the memory is unavailable (its file could not be read), so an
     /// export never passes for an empty memory.
     pub fn export_jsonl(&mut self) -> Result<Vec<u8>, Error> {
-        Ok(jsonl::export(self.current()?))
+        Ok(jsonl::export(self.current(Intent::Read)?))
     }
 
     /// The graph in the TypeScript seed's JSONL format (the reference's lines with its
     /// `createdAt`, `lastModified`, `tags`, `importance`, `parentId`), after catching up; an
     /// error if the memory is unavailable.
     pub fn export_memory_mcp(&mut self) -> Result<Vec<u8>, Error> {
-        Ok(jsonl::export_memory_mcp(self.current()?))
+        Ok(jsonl::export_memory_mcp(self.current(Intent::Read)?))
     }
 
     /// The graph as a memory log file in this crate's format, after catching up with other
     /// writers: a compacted copy (the graph's entities and relations as records, not the
     /// history that built them); an error if the memory is unavailable.
     pub fn export_log(&mut self) -> Result<Vec<u8>, Error> {
-        let records = self.current()?.snapshot();
+        let records = self.current(Intent::Read)?.snapshot();
         Ok(frame::encode_log(records.iter().map(Vec::as_slice)))
     }
 
@@ -377,11 +381,11 @@ impl<L: Log> Memory<L> {
         self.history = keep;
     }
 
-    /// The log's entries as they stand, after catching up with other writers: the
-    /// history tools' source; an error if the log cannot be read or the memory is
-    /// unavailable.
-    pub fn journal(&mut self) -> Result<Journal, Error> {
-        self.current()?;
+    /// The log's entries as they stand, after catching up with other writers (for a
+    /// request that goes on to do `intent`): the history tools' source; an error if the log
+    /// cannot be read or the memory is unavailable.
+    pub fn journal(&mut self, intent: Intent) -> Result<Journal, Error> {
+        self.current(intent)?;
         self.read_journal()
     }
 
@@ -405,7 +409,7 @@ impl<L: Log> Memory<L> {
     /// or no change carries a time) that is the graph's snapshot, and the log is not read.
     fn compacted(&mut self) -> Result<Vec<Vec<u8>>, Error> {
         let keep = self.history;
-        let current = self.current()?;
+        let current = self.current(Intent::Write)?;
         if keep == 0 || current.last_at() == 0 {
             return Ok(vec![current.checkpoint()]);
         }
@@ -420,7 +424,7 @@ impl<L: Log> Memory<L> {
         at: Millis,
         by: &Provenance<'_>,
     ) -> Result<Result<(), Refused>, Error> {
-        match self.journal()?.undo(id, &self.graph)? {
+        match self.journal(Intent::Write)?.undo(id, &self.graph)? {
             Ok(bytes) => self.commit(Change(Some(bytes)), at, by).map(Ok),
             Err(refused) => Ok(Err(refused)),
         }
@@ -438,7 +442,7 @@ impl<L: Log> Memory<L> {
         names: &[&str],
     ) -> Result<Forgotten, Error> {
         self.commit(change, at, by)?;
-        let records = vec![self.current()?.checkpoint()];
+        let records = vec![self.current(Intent::Write)?.checkpoint()];
         self.install(&records)?;
         let remaining = names
             .iter()
@@ -486,9 +490,10 @@ impl<L: Log> Memory<L> {
         }
     }
 
-    /// The graph, caught up with other writers; an error if the memory is unavailable.
-    fn current(&mut self) -> Result<&Graph, Error> {
-        self.catch_up()?;
+    /// The graph, caught up with other writers for a request that goes on to do `intent`;
+    /// an error if the memory is unavailable.
+    fn current(&mut self, intent: Intent) -> Result<&Graph, Error> {
+        self.catch_up(intent)?;
         match &self.unavailable {
             Some(reason) => Err(Error::Unavailable(reason.clone())),
             None => Ok(&self.graph),
@@ -507,7 +512,7 @@ impl<L: Log> Memory<L> {
         at: Millis,
         by: &Provenance<'_>,
     ) -> Result<String, Error> {
-        self.current()?;
+        self.current(Intent::Write)?;
         let (graph, notes) = imported(bytes).map_err(Error::ImportRefused)?;
         let mut summary = if self.graph.entity_count() + self.graph.relation_count() == 0 {
             let state = graph.state();
@@ -620,7 +625,7 @@ impl<L: Log> Memory<L> {
     /// and replays nothing. Nothing acknowledged depends on it: on failure the log is as it
     /// was, and the next start replays more.
     pub fn close(&mut self) {
-        let caught_up = self.catch_up().is_ok() && self.unavailable.is_none();
+        let caught_up = self.catch_up(Intent::Write).is_ok() && self.unavailable.is_none();
         if caught_up && self.tail_bytes >= CLOSE_MIN_TAIL && self.append_checkpoint() {
             // A failed sync is the host's to remember; the checkpoint is not a change.
             let _ = self.log.sync();

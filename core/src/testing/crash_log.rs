@@ -7,7 +7,7 @@ use alloc::vec::Vec;
 use core::cell::RefCell;
 
 use crate::frame;
-use crate::log::{Changes, Contents, Log, LogError};
+use crate::log::{Changes, Contents, Intent, Log, LogError};
 
 /// A deterministic random number generator for crash simulation.
 #[derive(Clone, Debug)]
@@ -191,7 +191,7 @@ impl Log for CrashLog {
         Ok(Contents::Records(records))
     }
 
-    fn refresh(&mut self) -> Result<Changes, LogError> {
+    fn refresh(&mut self, _: Intent) -> Result<Changes, LogError> {
         Ok(Changes::Appended(Vec::new()))
     }
 

@@ -7,7 +7,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::cell::RefCell;
 
-use crate::log::{Changes, Contents, Log, LogError, last_checkpoint};
+use crate::log::{Changes, Contents, Intent, Log, LogError, last_checkpoint};
 
 /// What a [`MemLog`] holds and how it has been used. Shared by the log a memory owns and the
 /// clones the test keeps.
@@ -24,6 +24,9 @@ pub struct MemState {
     pub replays: usize,
     /// Calls of `refresh`.
     pub refreshes: usize,
+    /// The last refresh was for reading ([`Intent::Read`]): the owner must not append or
+    /// replace before its next refresh.
+    pub reading: bool,
     /// Successful appends.
     pub appends: usize,
     /// Successful syncs.
@@ -46,8 +49,9 @@ pub struct MemState {
 /// a clone to look inside the log it handed to a memory, to append as another process
 /// would, or to make the next operation fail.
 ///
-/// It also checks the core's side of the [`Log`] contract: `replay` once and first, and no
-/// `append` before the owner has seen what other writers did (panics otherwise).
+/// It also checks the core's side of the [`Log`] contract: `replay` once and first, no
+/// `append` before the owner has seen what other writers did, and no `append` or `replace`
+/// after a refresh for reading (panics otherwise).
 #[derive(Clone, Debug)]
 pub struct MemLog(pub Rc<RefCell<MemState>>);
 
@@ -80,6 +84,7 @@ impl MemLog {
             synced_records,
             replays: 0,
             refreshes: 0,
+            reading: false,
             appends: 0,
             syncs: 0,
             replaces: 0,
@@ -216,10 +221,11 @@ impl Log for MemLog {
         })
     }
 
-    fn refresh(&mut self) -> Result<Changes, LogError> {
+    fn refresh(&mut self, intent: Intent) -> Result<Changes, LogError> {
         let mut s = self.0.borrow_mut();
         assert_eq!(s.replays, 1, "refresh before replay");
         s.refreshes += 1;
+        s.reading = intent == Intent::Read;
         if let Some(e) = s.fail_refresh.take() {
             return Err(LogError(e));
         }
@@ -230,6 +236,7 @@ impl Log for MemLog {
         let mut s = self.0.borrow_mut();
         assert_eq!(s.replays, 1, "append before replay");
         assert!(s.others.is_none(), "append before catching up");
+        assert!(!s.reading, "append after a refresh for reading");
         if let Some(e) = s.fail_append.take() {
             return Err(LogError(e));
         }
@@ -266,6 +273,7 @@ impl Log for MemLog {
 
     fn replace(&mut self, entries: &[Vec<u8>]) -> Result<(), LogError> {
         let mut s = self.0.borrow_mut();
+        assert!(!s.reading, "replace after a refresh for reading");
         if let Some(e) = s.fail_replace.take() {
             return Err(LogError(e));
         }

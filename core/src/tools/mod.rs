@@ -318,6 +318,11 @@ impl Catalog {
         &self.list_result
     }
 
+    /// Whether calling the tool `name` may change the memory (an unknown tool does not).
+    pub fn mutates(&self, name: &str) -> bool {
+        self.tool(name).is_some_and(|(tool, _)| tool.run.mutates())
+    }
+
     /// The tool called `name` and its input schema (limits included).
     fn tool(&self, name: &str) -> Option<(&'static ToolDef, &Value)> {
         let at = TOOLS.iter().position(|t| t.name == name)?;
