@@ -28,7 +28,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::fuzzy;
-use super::index::{FIELDS, OBS, Occ, SearchIndex, TYPE, field_of, obs_len_of};
+use super::index::{FIELDS, OBS, Occ, SearchIndex, TYPE, field_of, live, obs_len_of};
 use super::query::Node;
 
 /// BM25 term-frequency saturation.
@@ -294,7 +294,7 @@ fn gallop<T>(list: &[T], from: usize, key: u32, k: impl Fn(&T) -> u32) -> usize 
     lo + list[lo..hi].partition_point(|x| k(x) < key)
 }
 
-/// The run of occurrences starting at `at` (all of one entity).
+/// The run of postings starting at `at` (all of one entity; dead ones included).
 fn run_at(list: &[Occ], at: usize) -> &[Occ] {
     let doc = list[at].doc;
     let len = list[at..].iter().take_while(|o| o.doc == doc).count();
@@ -310,9 +310,15 @@ fn seek(list: &[Occ], from: usize, doc: u32) -> Result<usize, usize> {
     }
 }
 
-/// Calls `f` with the run of each entity of postings `list` that is in `filter` (both
-/// ascending), or of every entity when there is no filter; `df` is the number of runs.
+/// Calls `f` with the live run of each entity of postings `list` that is in `filter` (both
+/// ascending), or of every entity when there is no filter; `df` is the number of live runs.
 fn each_run<'e>(list: &'e [Occ], df: usize, filter: Option<&[u32]>, mut f: impl FnMut(&'e [Occ])) {
+    let mut f = |run: &'e [Occ]| {
+        let run = live(run);
+        if !run.is_empty() {
+            f(run);
+        }
+    };
     let Some(filter) = filter else {
         list.chunk_by(|a, b| a.doc == b.doc).for_each(f);
         return;
@@ -532,7 +538,11 @@ fn eval_phrase(
             match seek(&t.postings, cursors[k], doc) {
                 Ok(at) => {
                     cursors[k] = at;
-                    runs.push(run_at(&t.postings, at));
+                    let run = live(run_at(&t.postings, at));
+                    if run.is_empty() {
+                        return;
+                    }
+                    runs.push(run);
                 }
                 Err(at) => {
                     cursors[k] = at;

@@ -19,7 +19,9 @@
 //! observation position. Changes are applied per entity, never by rebuilding: creating an
 //! entity appends to the posting lists of its terms, new observations continue its
 //! observation positions, deleting observations re-indexes that entity's observations, and
-//! deleting an entity unlists it from the terms its text has.
+//! deleting an entity unlists it from the terms its text has. Removed occurrences stay in
+//! place as dead postings (see [`DEAD`]): a common term's list holds most entities, and
+//! closing the gap would move all the postings after it on every deletion.
 
 use alloc::boxed::Box;
 use alloc::string::String;
@@ -73,12 +75,70 @@ pub(crate) struct Occ {
     pub(crate) pos: u32,
 }
 
+/// The position of a dead posting: an occurrence whose text was removed. It keeps its place
+/// in its entity's run (at the run's end: it sorts after every real position, whose field
+/// is never 3), so removing text shifts no other postings; a term's list is compacted once
+/// half of it is dead. Readers see runs through [`live`].
+pub(crate) const DEAD: u32 = u32::MAX;
+
+/// The live postings of a run (its dead ones are at its end).
+pub(crate) fn live(run: &[Occ]) -> &[Occ] {
+    &run[..run.partition_point(|o| o.pos != DEAD)]
+}
+
 /// A distinct token and where it occurs.
 pub(crate) struct Term {
     pub(crate) text: Box<str>,
     pub(crate) postings: Vec<Occ>,
-    /// Number of entities in `postings`.
+    /// Number of entities with a live posting in `postings`.
     pub(crate) df: u32,
+    /// Number of dead postings in `postings`.
+    dead: u32,
+}
+
+impl Term {
+    fn new(text: &str) -> Term {
+        Term {
+            text: text.into(),
+            postings: Vec::new(),
+            df: 0,
+            dead: 0,
+        }
+    }
+
+    /// Makes `doc`'s run hold exactly `positions` (sorted, distinct): in place when they
+    /// fit, the rest of the run dead, else by splicing. Keeps `df` and `dead`; compacts the
+    /// list once half of it is dead (so each dead posting costs O(1), amortized). Returns
+    /// whether the term lost its last entity.
+    fn set_run(&mut self, doc: u32, positions: &[u32]) -> bool {
+        let list = &mut self.postings;
+        let run = run_of(list, doc);
+        let (len, was_live) = (run.len(), live(&list[run.clone()]).len());
+        let occs = positions.iter().map(|&pos| Occ { doc, pos });
+        if positions.len() <= len {
+            let dead = core::iter::repeat(Occ { doc, pos: DEAD });
+            for (slot, o) in list[run].iter_mut().zip(occs.chain(dead)) {
+                *slot = o;
+            }
+            self.dead = self.dead + (len - positions.len()) as u32 - (len - was_live) as u32;
+        } else {
+            list.splice(run, occs);
+            self.dead -= (len - was_live) as u32;
+        }
+        if self.dead as usize * 2 > self.postings.len() {
+            self.postings.retain(|o| o.pos != DEAD);
+            self.dead = 0;
+        }
+        match (was_live > 0, !positions.is_empty()) {
+            (false, true) => self.df += 1,
+            (true, false) => {
+                self.df -= 1;
+                return self.df == 0;
+            }
+            _ => {}
+        }
+        false
+    }
 }
 
 /// The range of `doc`'s run in postings.
@@ -184,11 +244,7 @@ impl SearchIndex {
             return id;
         }
         let order = self.order.get_mut();
-        let term = Term {
-            text: text.into(),
-            postings: Vec::new(),
-            df: 0,
-        };
+        let term = Term::new(text);
         let id = match order.free.pop() {
             Some(id) => {
                 self.terms[id as usize] = term;
@@ -211,6 +267,7 @@ impl SearchIndex {
     fn kill(&mut self, id: u32) {
         let term = &mut self.terms[id as usize];
         term.postings = Vec::new();
+        term.dead = 0;
         let hash = self.hasher.hash_one(&*term.text);
         if let Ok(entry) = self.table.find_entry(hash, |&i| i == id) {
             entry.remove();
@@ -262,17 +319,13 @@ impl SearchIndex {
                 continue;
             }
             // An older entity gaining text: merge into its run, keeping the order.
-            let run = run_of(list, doc);
-            if run.is_empty() {
-                term.df += 1;
-            }
-            let mut merged: Vec<u64> = (list[run.clone()].iter())
-                .map(|o| u64::from(o.pos))
-                .chain(group.iter().map(|&o| o & u64::from(u32::MAX)))
+            let mut merged: Vec<u32> = (live(&list[run_of(list, doc)]).iter())
+                .map(|o| o.pos)
+                .chain(group.iter().map(|&o| o as u32))
                 .collect();
-            super::sort::by_u64(&mut merged, |&p| p);
+            merged.sort_unstable();
             merged.dedup();
-            list.splice(run, merged.into_iter().map(|p| Occ { doc, pos: p as u32 }));
+            term.set_run(doc, &merged);
         }
         occ.clear();
         self.occ = occ;
@@ -295,25 +348,19 @@ impl SearchIndex {
     fn unpost(&mut self, doc: u32, ids: &[u32], field: Option<usize>) {
         for &id in ids {
             let term = &mut self.terms[id as usize];
-            let list = &mut term.postings;
-            let run = run_of(list, doc);
+            let run = live(&term.postings[run_of(&term.postings, doc)]);
             if run.is_empty() {
                 continue;
             }
-            let kept: Vec<Occ> = match field {
+            let kept: Vec<u32> = match field {
                 None => Vec::new(),
-                Some(f) => (list[run.clone()].iter())
-                    .filter(|o| field_of(o.pos) != f)
-                    .copied()
+                Some(f) => (run.iter())
+                    .map(|o| o.pos)
+                    .filter(|&p| field_of(p) != f)
                     .collect(),
             };
-            let gone = kept.is_empty();
-            list.splice(run, kept);
-            if gone {
-                term.df -= 1;
-                if term.df == 0 {
-                    self.kill(id);
-                }
+            if term.set_run(doc, &kept) {
+                self.kill(id);
             }
         }
     }
@@ -439,35 +486,16 @@ impl SearchIndex {
     /// its positions in the other fields.
     fn rewrite_run(&mut self, id: u32, doc: u32, obs: &[u32]) {
         let term = &mut self.terms[id as usize];
-        let list = &mut term.postings;
-        let run = run_of(list, doc);
-        let mut positions: Vec<u32> = (list[run.clone()].iter())
+        let run = live(&term.postings[run_of(&term.postings, doc)]);
+        let mut positions: Vec<u32> = (run.iter())
             .map(|o| o.pos)
             .filter(|&p| field_of(p) != OBS)
             .chain(obs.iter().copied())
             .collect();
         positions.sort_unstable();
         positions.dedup();
-        let was_listed = !run.is_empty();
-        let listed = !positions.is_empty();
-        let occs = positions.into_iter().map(|pos| Occ { doc, pos });
-        if run.len() == occs.len() {
-            list[run]
-                .iter_mut()
-                .zip(occs)
-                .for_each(|(slot, o)| *slot = o);
-        } else {
-            list.splice(run, occs);
-        }
-        match (was_listed, listed) {
-            (false, true) => term.df += 1,
-            (true, false) => {
-                term.df -= 1;
-                if term.df == 0 {
-                    self.kill(id);
-                }
-            }
-            _ => {}
+        if term.set_run(doc, &positions) {
+            self.kill(id);
         }
     }
 
@@ -589,5 +617,56 @@ impl Order {
         self.keys = keys;
         pending.clear();
         self.pending = pending;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 100 entities whose one observation holds the term "shared".
+    fn shared_by_100() -> (SearchIndex, u32) {
+        let mut index = SearchIndex::default();
+        for slot in 0..100 {
+            index.add_entity(slot, "e", "t", ["shared word"]);
+        }
+        let id = index.term("shared").expect("indexed");
+        (index, id)
+    }
+
+    #[test]
+    fn removed_text_leaves_dead_postings_in_place_until_half_the_list_is_dead() {
+        let (mut index, id) = shared_by_100();
+        let before: Vec<Occ> = index.terms[id as usize].postings[1..].to_vec();
+        index.replace_observations(0, ["shared word"], core::iter::empty());
+        let term = &index.terms[id as usize];
+        assert_eq!(
+            term.postings[0].pos, DEAD,
+            "the removed occurrence stays, dead"
+        );
+        assert_eq!(term.postings[1..], before[..], "no other posting moved");
+        assert_eq!((term.df, term.dead), (99, 1));
+        for slot in 1..50 {
+            index.remove_entity(slot, "e", "t", ["shared word"]);
+        }
+        assert_eq!(
+            index.terms[id as usize].postings.len(),
+            100,
+            "half dead: kept"
+        );
+        index.remove_entity(50, "e", "t", ["shared word"]);
+        let term = &index.terms[id as usize];
+        assert_eq!((term.postings.len(), term.df, term.dead), (49, 49, 0));
+        assert!(term.postings.iter().all(|o| o.doc > 50 && o.pos != DEAD));
+    }
+
+    #[test]
+    fn text_added_to_an_entity_fills_its_dead_postings_first() {
+        let (mut index, id) = shared_by_100();
+        index.replace_observations(7, ["shared word"], core::iter::empty());
+        index.add_observations(7, ["shared again"]);
+        let term = &index.terms[id as usize];
+        assert_eq!((term.postings.len(), term.df, term.dead), (100, 100, 0));
+        assert_ne!(term.postings[7].pos, DEAD);
     }
 }
