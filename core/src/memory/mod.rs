@@ -265,13 +265,17 @@ impl<L: Log> Memory<L> {
         }
         let log_bytes = skipped_bytes + payload_bytes(&records);
         let (checkpoint_bytes, tail_bytes) = checkpoint_and_tail(&records);
+        // The checkpoint and the changes after it bound the live bytes: the first look is
+        // due once the log holds twice that (at once if what the checkpoint superseded is
+        // most of it), not at the first change (a look costs a snapshot: 0.2 s at 40K).
+        let live_bound = checkpoint_bytes + tail_bytes;
         let memory = Memory {
             graph,
             indexes: Indexes::default(),
             log,
             unavailable,
             log_bytes,
-            compact_at: AUTO_COMPACT_MIN_BYTES.max(log_bytes),
+            compact_at: AUTO_COMPACT_MIN_BYTES.max(2 * live_bound),
             tail_bytes,
             checkpoint_bytes,
             history: DEFAULT_HISTORY_DAYS as Millis * DAY_MS,

@@ -24,6 +24,8 @@ pub struct MemState {
     pub replays: usize,
     /// Calls of `refresh`.
     pub refreshes: usize,
+    /// Calls of `entries` (reads of the whole log).
+    pub entries_reads: usize,
     /// The last refresh was for reading ([`Intent::Read`]): the owner must not append or
     /// replace before its next refresh.
     pub reading: bool,
@@ -84,6 +86,7 @@ impl MemLog {
             synced_records,
             replays: 0,
             refreshes: 0,
+            entries_reads: 0,
             reading: false,
             appends: 0,
             syncs: 0,
@@ -142,6 +145,11 @@ impl MemLog {
     /// Calls of `refresh` so far.
     pub fn refreshes(&self) -> usize {
         self.0.borrow().refreshes
+    }
+
+    /// Calls of `entries` (reads of the whole log) so far.
+    pub fn entries_reads(&self) -> usize {
+        self.0.borrow().entries_reads
     }
 
     /// Makes the next append fail with `message` (and store nothing).
@@ -265,6 +273,7 @@ impl Log for MemLog {
     }
 
     fn entries(&mut self) -> Result<Vec<Vec<u8>>, LogError> {
+        self.0.borrow_mut().entries_reads += 1;
         match &self.0.borrow().contents {
             Contents::Records(r) | Contents::FromCheckpoint { entries: r, .. } => Ok(r.clone()),
             Contents::Foreign(_) => Ok(Vec::new()),
