@@ -108,8 +108,12 @@ impl Graph {
         g.by_name.reserve(c.entities.len());
         let (mut facts, mut tags) = (c.facts.iter(), c.tags.iter());
         for e in &c.entities {
-            let current = facts.by_ref().take(e.current as usize);
-            let (observations, metas) = current.map(|f| (sym(f.text), fact_meta(f, opt))).unzip();
+            let n = e.current as usize;
+            let (mut observations, mut metas) = (Vec::with_capacity(n), Vec::with_capacity(n));
+            for f in facts.by_ref().take(n) {
+                observations.push(sym(f.text));
+                metas.push(fact_meta(f, opt));
+            }
             let past: Vec<Past> = facts
                 .by_ref()
                 .take(e.past as usize)
