@@ -123,6 +123,10 @@ impl log::Host for HostState {
     }
 }
 
+/// Names the component's functions for `perf` (`/tmp/perf-<pid>.map`) when set: profiling
+/// only, it changes nothing else.
+pub const PERFMAP_VAR: &str = "MCP_MEMORY_PERFMAP";
+
 /// Pins the clock: every message is handled at this time (milliseconds since the Unix
 /// epoch), so tests write reproducible files.
 pub const CLOCK_VAR: &str = "MCP_MEMORY_NOW";
@@ -149,7 +153,11 @@ impl Server {
     /// Instantiates the component over `log` and opens the memory with these options (the
     /// actor stamped on every change, the days of history kept). Returns warnings.
     pub fn open(log: FileLog<FsDisk>, options: &Options) -> Result<(Server, Vec<String>)> {
-        let engine = Engine::new(&engine_config::config())?;
+        let mut config = engine_config::config();
+        if std::env::var_os(PERFMAP_VAR).is_some() {
+            config.profiler(wasmtime::ProfilingStrategy::PerfMap);
+        }
+        let engine = Engine::new(&config)?;
         // SAFETY: PRECOMPILED was produced by `Engine::precompile_component` in build.rs, with
         // the same wasmtime version and configuration, and is embedded read-only.
         let component = unsafe { Component::deserialize(&engine, PRECOMPILED) }
