@@ -445,13 +445,14 @@ impl SearchIndex {
         &mut self,
         slot: u32,
         removed: impl IntoIterator<Item = &'a str>,
-        kept: impl Iterator<Item = &'a str> + Clone,
+        kept: impl Iterator<Item = &'a str>,
     ) {
         let doc = *self.doc_mut(slot);
         if !doc.live {
             return;
         }
-        let mut ids = self.terms_of(removed.into_iter().chain(kept.clone()));
+        // The kept text's terms come from collecting it again (below).
+        let mut ids = self.terms_of(removed);
         let mut fresh = Doc {
             len: [doc.len[NAME], doc.len[TYPE], 0],
             next_obs: 0,
