@@ -384,11 +384,10 @@ fn tags_of(e: &Entity) -> &[Sym] {
 struct CheckpointOut<'g> {
     graph: &'g Graph,
     names: Names,
-    /// How many rows each sequence holds, counted while numbering.
-    entities: usize,
+    /// How many facts and tags the sequences hold, counted while numbering (the graph
+    /// keeps its entity and relation counts).
     facts: usize,
     tags: usize,
-    relations: usize,
 }
 
 impl<'g> CheckpointOut<'g> {
@@ -398,7 +397,7 @@ impl<'g> CheckpointOut<'g> {
             of: vec![Names::NONE; graph.strings.slots()],
             order: Vec::with_capacity(graph.strings.len()),
         };
-        let (mut entities, mut facts, mut tags, mut relations) = (0, 0, 0, 0);
+        let (mut facts, mut tags) = (0, 0);
         let mut rows = Rows {
             name: |s| names.name(s),
         };
@@ -407,7 +406,6 @@ impl<'g> CheckpointOut<'g> {
         }
         for (_, e) in graph.entities() {
             rows.entity(e);
-            entities += 1;
             rows.facts(e, |_| facts += 1);
             for &t in tags_of(e) {
                 (rows.name)(t);
@@ -416,7 +414,6 @@ impl<'g> CheckpointOut<'g> {
         }
         for (_, r) in graph.relations() {
             rows.relation(r);
-            relations += 1;
         }
         for e in &graph.ended {
             rows.relation(&e.relation);
@@ -427,10 +424,8 @@ impl<'g> CheckpointOut<'g> {
         CheckpointOut {
             graph,
             names,
-            entities,
             facts,
             tags,
-            relations,
         }
     }
 
@@ -480,7 +475,7 @@ impl Serialize for Section<'_, '_> {
             Part::Agents => seq(s, g.agents.len(), |f| {
                 g.agents.iter().try_for_each(|a| f(rows.agent(a)))
             }),
-            Part::Entities => seq(s, out.entities, |f| {
+            Part::Entities => seq(s, g.entity_count(), |f| {
                 g.entities().try_for_each(|(_, e)| f(rows.entity(e)))
             }),
             Part::Facts => seq(s, out.facts, |f| {
@@ -499,7 +494,7 @@ impl Serialize for Section<'_, '_> {
                     .flat_map(|(_, e)| tags_of(e))
                     .try_for_each(|&t| f((rows.name)(t)))
             }),
-            Part::Relations => seq(s, out.relations, |f| {
+            Part::Relations => seq(s, g.relation_count(), |f| {
                 g.relations().try_for_each(|(_, r)| f(rows.relation(r)))
             }),
             Part::Ended => seq(s, g.ended.len(), |f| {

@@ -602,9 +602,10 @@ impl<L: Log> Server<L> {
 
     fn call_tool(&mut self, id: &str, name: &str, args: &Value) -> Vec<String> {
         let mut out = Vec::with_capacity(2);
-        let intent = match self.catalog.mutates(name) {
-            true => Intent::Write,
-            false => Intent::Read,
+        let intent = if self.catalog.mutates(name) {
+            Intent::Write
+        } else {
+            Intent::Read
         };
         if let Err(reason) = self.catch_up_notifying(intent, &mut out) {
             out.push(reply(id, output::failure(&reason.to_string())));

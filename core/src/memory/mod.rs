@@ -601,8 +601,9 @@ impl<L: Log> Memory<L> {
     /// size (and [`CHECKPOINT_MIN_TAIL`]): replay then applies at most that many bytes of
     /// changes one by one, and checkpoints cost at most as many bytes as the changes logged.
     /// (At a quarter, a growing memory wrote five times the final checkpoint's bytes, and
-    /// their transient buffers took a bulk load of 40K entities from 52 to 149 MiB.) A checkpoint is not a change: it is made durable with the next one (a crash
-    /// before leaves the log as it was), and a failure to append it is tried again later.
+    /// their transient buffers took a bulk load of 40K entities from 52 to 149 MiB.) A
+    /// checkpoint is not a change: it is made durable with the next one (a crash before
+    /// leaves the log as it was), and a failure to append it is tried again later.
     fn checkpoint_if_due(&mut self) {
         if self.tail_bytes >= CHECKPOINT_MIN_TAIL.max(self.checkpoint_bytes)
             && !self.append_checkpoint()

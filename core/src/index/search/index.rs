@@ -106,13 +106,12 @@ impl Term {
         }
     }
 
-    /// Makes `doc`'s run hold exactly `positions` (sorted, distinct): in place when they
-    /// fit, the rest of the run dead, else by splicing. Keeps `df` and `dead`; compacts the
-    /// list once half of it is dead (so each dead posting costs O(1), amortized). Returns
-    /// whether the term lost its last entity.
-    fn set_run(&mut self, doc: u32, positions: &[u32]) -> bool {
+    /// Makes `doc`'s run (`run`, found by [`run_of`]) hold exactly `positions` (sorted,
+    /// distinct): in place when they fit, the rest of the run dead, else by splicing. Keeps
+    /// `df` and `dead`; compacts the list once half of it is dead (so each dead posting
+    /// costs O(1), amortized). Returns whether the term lost its last entity.
+    fn set_run(&mut self, doc: u32, run: core::ops::Range<usize>, positions: &[u32]) -> bool {
         let list = &mut self.postings;
-        let run = run_of(list, doc);
         let (len, was_live) = (run.len(), live(&list[run.clone()]).len());
         let occs = positions.iter().map(|&pos| Occ { doc, pos });
         if positions.len() <= len {
@@ -309,23 +308,17 @@ impl SearchIndex {
             while i < occ.len() && (occ[i] >> 32) as u32 == id {
                 i += 1;
             }
-            let group = &occ[from..i];
+            let group = occ[from..i].iter().map(|&o| o as u32);
             let term = &mut self.terms[id as usize];
             let list = &mut term.postings;
             if list.last().is_none_or(|last| last.doc < doc) {
                 // The newest entity: the common case.
-                list.extend(group.iter().map(|&o| Occ { doc, pos: o as u32 }));
+                list.extend(group.map(|pos| Occ { doc, pos }));
                 term.df += 1;
                 continue;
             }
             // An older entity gaining text: merge into its run, keeping the order.
-            let mut merged: Vec<u32> = (live(&list[run_of(list, doc)]).iter())
-                .map(|o| o.pos)
-                .chain(group.iter().map(|&o| o as u32))
-                .collect();
-            merged.sort_unstable();
-            merged.dedup();
-            term.set_run(doc, &merged);
+            self.rewrite_run(id, doc, |_| true, group);
         }
         occ.clear();
         self.occ = occ;
@@ -342,27 +335,6 @@ impl SearchIndex {
         ids.sort_unstable();
         ids.dedup();
         ids
-    }
-
-    /// Unlists `doc` from these terms (only its positions in `field`, if given).
-    fn unpost(&mut self, doc: u32, ids: &[u32], field: Option<usize>) {
-        for &id in ids {
-            let term = &mut self.terms[id as usize];
-            let run = live(&term.postings[run_of(&term.postings, doc)]);
-            if run.is_empty() {
-                continue;
-            }
-            let kept: Vec<u32> = match field {
-                None => Vec::new(),
-                Some(f) => (run.iter())
-                    .map(|o| o.pos)
-                    .filter(|&p| field_of(p) != f)
-                    .collect(),
-            };
-            if term.set_run(doc, &kept) {
-                self.kill(id);
-            }
-        }
     }
 
     fn doc_mut(&mut self, slot: u32) -> &mut Doc {
@@ -472,7 +444,7 @@ impl SearchIndex {
                 obs.push(o as u32);
                 new_occ.next();
             }
-            self.rewrite_run(id, slot, &obs);
+            self.rewrite_run(id, slot, |p| field_of(p) != OBS, obs);
         }
         occ.clear();
         self.occ = occ;
@@ -483,19 +455,25 @@ impl SearchIndex {
         *self.doc_mut(slot) = fresh;
     }
 
-    /// Makes `doc`'s observation positions under term `id` exactly `obs` (sorted), keeping
-    /// its positions in the other fields.
-    fn rewrite_run(&mut self, id: u32, doc: u32, obs: &[u32]) {
+    /// Makes `doc`'s positions under term `id` its live ones that `keep` keeps, plus
+    /// `added`; drops the term once no entity has it.
+    fn rewrite_run(
+        &mut self,
+        id: u32,
+        doc: u32,
+        keep: impl Fn(u32) -> bool,
+        added: impl IntoIterator<Item = u32>,
+    ) {
         let term = &mut self.terms[id as usize];
-        let run = live(&term.postings[run_of(&term.postings, doc)]);
-        let mut positions: Vec<u32> = (run.iter())
+        let run = run_of(&term.postings, doc);
+        let mut positions: Vec<u32> = (live(&term.postings[run.clone()]).iter())
             .map(|o| o.pos)
-            .filter(|&p| field_of(p) != OBS)
-            .chain(obs.iter().copied())
+            .filter(|&p| keep(p))
+            .chain(added)
             .collect();
         positions.sort_unstable();
         positions.dedup();
-        if term.set_run(doc, &positions) {
+        if term.set_run(doc, run, &positions) {
             self.kill(id);
         }
     }
@@ -514,8 +492,9 @@ impl SearchIndex {
             return;
         }
         let texts = [name, entity_type].into_iter().chain(observations);
-        let ids = self.terms_of(texts);
-        self.unpost(slot, &ids, None);
+        for id in self.terms_of(texts) {
+            self.rewrite_run(id, slot, |_| false, []);
+        }
         for f in 0..FIELDS {
             self.total_len[f] -= doc.len[f] as u64;
         }
