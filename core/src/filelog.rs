@@ -25,6 +25,7 @@ use alloc::vec::Vec;
 
 use crate::frame::{self, TornTail};
 use crate::log::{Changes, Contents, Intent, Log, LogError, last_checkpoint};
+use crate::record::is_checkpoint;
 
 /// A lock older than this (milliseconds) is stale whoever owns it.
 pub const STALE_LOCK_MS: u64 = 30_000;
@@ -228,14 +229,18 @@ impl<D: Disk> FileLog<D> {
         )))
     }
 
-    /// Reads the whole file: its records after cutting off a torn tail (`from_checkpoint`:
-    /// only those from the last checkpoint on, when others come before it), or its bytes if
-    /// it is not a log. An empty file becomes an empty log.
+    /// Reads the file: its records after cutting off a torn tail (`from_checkpoint`: only
+    /// those from the last checkpoint on, when others come before it — read from the
+    /// checkpoint the header names, when it names one, without reading what comes before),
+    /// or its bytes if it is not a log. An empty file becomes an empty log.
     fn read(&mut self, from_checkpoint: bool) -> Result<Contents, LogError> {
         let size = self.disk.size()?;
-        let bytes = self.disk.read_at(0, size as usize)?;
         self.replaced = false;
         self.foreign = false;
+        if from_checkpoint && let Some(contents) = self.read_from_named_checkpoint(size)? {
+            return Ok(contents);
+        }
+        let bytes = self.disk.read_at(0, size as usize)?;
         if bytes.is_empty() {
             self.disk.write_at(0, &frame::header())?;
             self.len = frame::HEADER_LEN as u64;
@@ -246,7 +251,53 @@ impl<D: Disk> FileLog<D> {
             self.len = 0;
             return Ok(Contents::Foreign(bytes));
         }
-        let scan = frame::scan(&bytes).map_err(|e| {
+        let records = self.take_walk(frame::walk(&bytes))?;
+        match last_checkpoint(&records) {
+            Some((at, skipped_bytes)) if from_checkpoint => Ok(Contents::FromCheckpoint {
+                skipped_bytes,
+                entries: owned(&records[at..]),
+            }),
+            _ => Ok(Contents::Records(owned(&records))),
+        }
+    }
+
+    /// The entries from the checkpoint the header names on, if the frame there is a whole
+    /// checkpoint (else the whole file must be read).
+    fn read_from_named_checkpoint(&mut self, size: u64) -> Result<Option<Contents>, LogError> {
+        if size < frame::HEADER_LEN as u64 {
+            return Ok(None);
+        }
+        let header = self.disk.read_at(0, frame::HEADER_LEN)?;
+        let Some(at) = frame::checkpoint_at(&header).filter(|&at| at < size) else {
+            return Ok(None);
+        };
+        let bytes = self.disk.read_at(at, (size - at) as usize)?;
+        let walk = frame::walk_frames(&bytes, at as usize);
+        if !walk.records.first().is_some_and(|r| is_checkpoint(r)) {
+            return Ok(None);
+        }
+        let records = self.take_walk(walk)?;
+        let last = records.iter().rposition(|r| is_checkpoint(r)).unwrap_or(0);
+        let before: u64 = records[..last]
+            .iter()
+            .map(|r| (frame::FRAME_HEADER_LEN + r.len()) as u64)
+            .sum();
+        let skipped_bytes = at - frame::HEADER_LEN as u64 + before;
+        let entries = owned(&records[last..]);
+        Ok(Some(if skipped_bytes == 0 {
+            Contents::Records(entries)
+        } else {
+            Contents::FromCheckpoint {
+                skipped_bytes,
+                entries,
+            }
+        }))
+    }
+
+    /// The records of a walk to the end of the file, after cutting off its torn tail;
+    /// damage is an error.
+    fn take_walk<'a>(&mut self, walk: frame::Walk<'a>) -> Result<Vec<&'a [u8]>, LogError> {
+        let scan = walk.into_scan().map_err(|e| {
             LogError(format!(
                 "{}: {e}; the file was left untouched",
                 self.disk.name()
@@ -256,13 +307,7 @@ impl<D: Disk> FileLog<D> {
         if let Some(torn) = scan.torn {
             self.cut_torn_tail(torn)?;
         }
-        match last_checkpoint(&scan.records) {
-            Some((at, skipped_bytes)) if from_checkpoint => Ok(Contents::FromCheckpoint {
-                skipped_bytes,
-                entries: owned(&scan.records[at..]),
-            }),
-            _ => Ok(Contents::Records(owned(&scan.records))),
-        }
+        Ok(scan.records)
     }
 
     /// Cuts the file back to the valid prefix after a torn tail (the writer that left it
@@ -272,6 +317,15 @@ impl<D: Disk> FileLog<D> {
             "{}: {torn}; the tail was cut off",
             self.disk.name()
         ));
+        // A checkpoint the header names in the tail goes with it (frames written later
+        // there are something else).
+        if self.len >= frame::HEADER_LEN as u64 {
+            let header = self.disk.read_at(0, frame::HEADER_LEN)?;
+            if frame::checkpoint_at(&header).is_some_and(|at| at >= self.len) {
+                let none = frame::checkpoint_word(None);
+                self.disk.write_at(frame::CHECKPOINT_AT as u64, &none)?;
+            }
+        }
         self.disk.set_len(self.len)?;
         if self.len == 0 {
             self.disk.write_at(0, &frame::header())?;
@@ -380,18 +434,8 @@ impl<D: Disk> Log for FileLog<D> {
             return Ok(Changes::Appended(Vec::new()));
         }
         let tail = self.disk.read_at(self.len, (size - self.len) as usize)?;
-        let scan = frame::scan_frames(&tail, self.len as usize).map_err(|e| {
-            LogError(format!(
-                "{}: {e}; the file was left untouched",
-                self.disk.name()
-            ))
-        })?;
-        let records = owned(&scan.records);
-        self.len = scan.valid_len as u64;
-        if let Some(torn) = scan.torn {
-            self.cut_torn_tail(torn)?;
-        }
-        Ok(Changes::Appended(records))
+        let records = self.take_walk(frame::walk_frames(&tail, self.len as usize))?;
+        Ok(Changes::Appended(owned(&records)))
     }
 
     fn append(&mut self, entry: &[u8]) -> Result<(), LogError> {
@@ -408,6 +452,12 @@ impl<D: Disk> Log for FileLog<D> {
             // Leave no partial frame behind (replay would drop it as torn anyway).
             let _ = self.disk.set_len(self.len);
             return Err(e);
+        }
+        if is_checkpoint(entry) {
+            // The entry is in the log either way: a header that still names an older
+            // checkpoint only makes the next opening read more.
+            let word = frame::checkpoint_word(Some(self.len));
+            let _ = self.disk.write_at(frame::CHECKPOINT_AT as u64, &word);
         }
         self.len += framed.len() as u64;
         Ok(())

@@ -2,9 +2,13 @@
 //! every host frames and scans its log through this module.
 //!
 //! ```text
-//! header  = magic (8 bytes: 89 'M' 'C' 'P' 'M' 'E' 'M' 0A) | version u32 LE | reserved u32 LE (0)
+//! header  = magic (8 bytes: 89 'M' 'C' 'P' 'M' 'E' 'M' 0A) | version u32 LE | checkpoint u32 LE
 //! frame   = len u32 LE | !len u32 LE | crc32(payload) u32 LE | payload (len bytes)
 //! ```
+//!
+//! The header's `checkpoint` word is a hint: the offset of the frame of the log's last
+//! checkpoint, or 0 when none is known ([`checkpoint_at`]). Opening reads from there when
+//! the frame there is a whole checkpoint, and the whole log otherwise.
 //!
 //! Recovery rules ([`scan`]): a frame that runs past the end of the data, a partial frame
 //! header, a tail of zero bytes, or a final frame whose checksum fails is a *torn tail*: it
@@ -19,6 +23,8 @@
 use alloc::vec::Vec;
 use core::fmt;
 
+use crate::record::is_checkpoint;
+
 /// First bytes of every memory log. Not valid UTF-8, so a log is never mistaken for JSONL.
 pub const MAGIC: [u8; 8] = [0x89, b'M', b'C', b'P', b'M', b'E', b'M', b'\n'];
 /// The framing version this code writes and reads.
@@ -27,6 +33,8 @@ pub const VERSION: u32 = 1;
 pub const HEADER_LEN: usize = 16;
 /// Bytes in a frame header.
 pub const FRAME_HEADER_LEN: usize = 12;
+/// Offset in the header of the last checkpoint's offset (see the module's docs).
+pub const CHECKPOINT_AT: usize = 12;
 
 /// The header of a new, empty log.
 pub fn header() -> [u8; HEADER_LEN] {
@@ -34,6 +42,22 @@ pub fn header() -> [u8; HEADER_LEN] {
     h[..8].copy_from_slice(&MAGIC);
     h[8..12].copy_from_slice(&VERSION.to_le_bytes());
     h
+}
+
+/// The offset of the frame of the last checkpoint a log's header names, if it names one and
+/// is a header this code reads. A hint: the frame there may be anything.
+pub fn checkpoint_at(header: &[u8]) -> Option<u64> {
+    if header.len() < HEADER_LEN || header[..8] != MAGIC || u32_at(header, 8) != VERSION {
+        return None;
+    }
+    let at = u32_at(header, CHECKPOINT_AT);
+    (at as usize >= HEADER_LEN).then_some(u64::from(at))
+}
+
+/// The header word that names a checkpoint at `offset` (0, none, when it does not fit).
+pub fn checkpoint_word(offset: Option<u64>) -> [u8; 4] {
+    let at = offset.and_then(|o| u32::try_from(o).ok()).unwrap_or(0);
+    at.to_le_bytes()
 }
 
 /// Whether these bytes start like a memory log (or are a torn prefix of its header, possibly
@@ -64,12 +88,17 @@ pub fn encode_frame(payload: &[u8], out: &mut Vec<u8>) {
     out.extend_from_slice(payload);
 }
 
-/// A whole log file: header plus framed records.
+/// A whole log file: header plus framed records, the header naming the last checkpoint.
 pub fn encode_log<'a>(payloads: impl IntoIterator<Item = &'a [u8]>) -> Vec<u8> {
     let mut out = Vec::from(header());
+    let mut checkpoint = None;
     for p in payloads {
+        if is_checkpoint(p) {
+            checkpoint = Some(out.len() as u64);
+        }
         encode_frame(p, &mut out);
     }
+    out[CHECKPOINT_AT..HEADER_LEN].copy_from_slice(&checkpoint_word(checkpoint));
     out
 }
 
@@ -205,7 +234,7 @@ pub struct Walk<'a> {
 
 impl<'a> Walk<'a> {
     /// The walk as [`scan`] reports it: damage is an error.
-    fn into_scan(self) -> Result<Scan<'a>, ScanError> {
+    pub fn into_scan(self) -> Result<Scan<'a>, ScanError> {
         let torn = match self.end {
             End::Clean => None,
             End::Torn(t) => Some(t),

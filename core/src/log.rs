@@ -32,9 +32,9 @@ pub enum Contents {
     Records(Vec<Vec<u8>>),
     /// The record payloads of a log in this crate's format from its last checkpoint on,
     /// oldest first (what opening needs; [`Log::entries`] has them all), and how many
-    /// payload bytes the entries before them hold.
+    /// bytes the entries before them hold (their payloads; a file may count their frames).
     FromCheckpoint {
-        /// Payload bytes of the entries left out.
+        /// Bytes of the entries left out.
         skipped_bytes: u64,
         /// The last checkpoint and the entries after it.
         entries: Vec<Vec<u8>>,

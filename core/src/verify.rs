@@ -674,7 +674,15 @@ pub fn repair(bytes: &[u8]) -> Result<Repair, RepairError> {
                 return Err(RepairError::UnsupportedVersion(v));
             }
             _ if log.valid_len == 0 => frame::header().to_vec(),
-            _ => bytes[..log.valid_len].to_vec(),
+            _ => {
+                let mut kept = bytes[..log.valid_len].to_vec();
+                // The header names no checkpoint that was not kept.
+                if frame::checkpoint_at(&kept).is_some_and(|at| at >= kept.len() as u64) {
+                    kept[frame::CHECKPOINT_AT..frame::HEADER_LEN]
+                        .copy_from_slice(&frame::checkpoint_word(None));
+                }
+                kept
+            }
         },
         // Converting drops what it must (a torn tail, an unfinished transaction).
         Report::SeedLog(seed) => match &seed.converted {

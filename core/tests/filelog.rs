@@ -6,7 +6,7 @@
 use mcp_memory_core::filelog::{Disk, FileLog, OWNERLESS_LOCK_MS, STALE_LOCK_MS};
 use mcp_memory_core::frame;
 use mcp_memory_core::record::CHECKPOINT;
-use mcp_memory_core::testing::{MemDir, MemDisk, Op};
+use mcp_memory_core::testing::{MemDir, MemDisk, Op, frame_offset};
 use mcp_memory_core::{Changes, Contents, Intent, Log};
 
 const NAME: &str = "memory.jsonl";
@@ -348,7 +348,9 @@ fn opening_reads_from_the_last_checkpoint_and_entries_has_the_rest() {
         else {
             panic!("entries precede the last checkpoint")
         };
-        assert_eq!(skipped_bytes, 3 + 2 + 5);
+        // The frames before the checkpoint the header names (the file's bytes).
+        let frames = (3 + 2 + 5) + 3 * frame::FRAME_HEADER_LEN as u64;
+        assert_eq!(skipped_bytes, frames);
         assert_eq!(entries, written[3..]);
         assert_eq!(b.entries().unwrap(), written);
     });
@@ -363,4 +365,92 @@ fn opening_reads_from_the_last_checkpoint_and_entries_has_the_rest() {
     let mut d = process(&dir, 4);
     let read = locked(&mut d, |d| d.replay().unwrap());
     assert_eq!(records(read), [checkpoint(1), b"two".to_vec()]);
+}
+
+/// Process 1 appends `entries` to a new file in `dir`.
+fn written_by_one(dir: &MemDir, entries: &[Vec<u8>]) {
+    let mut a = process(dir, 1);
+    locked(&mut a, |a| {
+        a.replay().unwrap();
+        for entry in entries {
+            a.append(entry).unwrap();
+        }
+    });
+}
+
+#[test]
+fn the_header_names_the_last_checkpoint_and_opening_reads_nothing_before_it() {
+    let dir = MemDir::new();
+    let entries = [
+        b"one".to_vec(),
+        vec![CHECKPOINT, 1],
+        b"three".to_vec(),
+        vec![CHECKPOINT, 2],
+        b"five".to_vec(),
+    ];
+    written_by_one(&dir, &entries);
+    let mut bytes = dir.file(NAME).unwrap();
+    let at = frame_offset(&entries, 3);
+    assert_eq!(frame::checkpoint_at(&bytes), Some(at as u64));
+    // Damage before the checkpoint: opening does not read it, a full read reports it.
+    bytes[frame::HEADER_LEN + frame::FRAME_HEADER_LEN] ^= 0xff;
+    dir.overwrite(NAME, &bytes);
+    let mut b = process(&dir, 2);
+    locked(&mut b, |b| {
+        let Contents::FromCheckpoint { entries: read, .. } = b.replay().unwrap() else {
+            panic!("entries precede the last checkpoint")
+        };
+        assert_eq!(read, entries[3..]);
+        let error = b.entries().unwrap_err();
+        assert!(error.0.contains("checksum mismatch"), "{error:?}");
+    });
+}
+
+#[test]
+fn a_header_naming_no_checkpoint_frame_makes_opening_read_the_whole_file() {
+    let entries = [b"one".to_vec(), vec![CHECKPOINT, 1], b"three".to_vec()];
+    // Inside a frame, at a frame that is not a checkpoint, past the end.
+    for at in [frame::HEADER_LEN + 2, frame_offset(&entries, 2), 100_000] {
+        let dir = MemDir::new();
+        written_by_one(&dir, &entries);
+        let mut bytes = dir.file(NAME).unwrap();
+        let word = frame::checkpoint_word(Some(at as u64));
+        bytes[frame::CHECKPOINT_AT..frame::HEADER_LEN].copy_from_slice(&word);
+        dir.overwrite(NAME, &bytes);
+        let mut b = process(&dir, 2);
+        let read = locked(&mut b, |b| b.replay().unwrap());
+        let Contents::FromCheckpoint {
+            skipped_bytes,
+            entries: read,
+        } = read
+        else {
+            panic!("entries precede the last checkpoint")
+        };
+        assert_eq!((skipped_bytes, read), (3, entries[1..].to_vec()), "at {at}");
+    }
+}
+
+#[test]
+fn a_torn_checkpoint_the_header_names_is_cut_and_no_longer_named() {
+    let dir = MemDir::new();
+    let checkpoint = vec![CHECKPOINT; 40];
+    let entries = [b"one".to_vec(), checkpoint.clone()];
+    written_by_one(&dir, &entries);
+    let at = frame_offset(&entries, 1);
+    assert_eq!(
+        frame::checkpoint_at(&dir.file(NAME).unwrap()),
+        Some(at as u64)
+    );
+    dir.tear(NAME, at + 20);
+    let mut b = process(&dir, 2);
+    locked(&mut b, |b| {
+        assert_eq!(records(b.replay().unwrap()), [b"one".to_vec()]);
+        // What is appended where the checkpoint was is not taken for it.
+        b.append(&[CHECKPOINT + 1; 40]).unwrap();
+    });
+    let bytes = dir.file(NAME).unwrap();
+    assert_eq!(frame::checkpoint_at(&bytes), None);
+    let mut c = process(&dir, 3);
+    let read = locked(&mut c, |c| c.replay().unwrap());
+    assert_eq!(records(read), [b"one".to_vec(), vec![CHECKPOINT + 1; 40]]);
 }

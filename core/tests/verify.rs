@@ -320,6 +320,22 @@ fn clean_log_repairs_to_an_identical_copy() {
     );
 }
 
+#[test]
+fn a_repair_cutting_the_checkpoint_the_header_names_names_none() {
+    let mut payloads = payloads();
+    payloads.push(Graph::default().checkpoint());
+    let bytes = log_of(&payloads);
+    let at = frame_offset(&payloads, 5);
+    assert_eq!(frame::checkpoint_at(&bytes), Some(at as u64));
+    let repaired = repair(&bytes[..bytes.len() - 1]).unwrap();
+    assert_eq!(repaired.bytes.len(), at);
+    assert_eq!(frame::checkpoint_at(&repaired.bytes), None);
+    assert_eq!(
+        repaired.bytes[frame::HEADER_LEN..],
+        bytes[frame::HEADER_LEN..at]
+    );
+}
+
 const ENTITY_A: &str =
     r#"{"type":"entity","name":"A","entityType":"t","observations":["o1","o2"]}"#;
 const ENTITY_B: &str = r#"{"type":"entity","name":"B","entityType":"t","observations":[]}"#;
