@@ -262,28 +262,43 @@ impl<D: Disk> FileLog<D> {
     }
 
     /// The entries from the checkpoint the header names on, if the frame there is a whole
-    /// checkpoint (else the whole file must be read).
+    /// checkpoint (else the whole file must be read). The checkpoint is read into its own
+    /// buffer (it is most of what opening reads: one copy, not two).
     fn read_from_named_checkpoint(&mut self, size: u64) -> Result<Option<Contents>, LogError> {
+        const FRAME_HEADER: u64 = frame::FRAME_HEADER_LEN as u64;
         if size < frame::HEADER_LEN as u64 {
             return Ok(None);
         }
         let header = self.disk.read_at(0, frame::HEADER_LEN)?;
-        let Some(at) = frame::checkpoint_at(&header).filter(|&at| at < size) else {
+        let Some(at) = frame::checkpoint_at(&header).filter(|&at| at + FRAME_HEADER <= size) else {
             return Ok(None);
         };
-        let bytes = self.disk.read_at(at, (size - at) as usize)?;
-        let walk = frame::walk_frames(&bytes, at as usize);
-        if !walk.records.first().is_some_and(|r| is_checkpoint(r)) {
+        let head = self.disk.read_at(at, frame::FRAME_HEADER_LEN)?;
+        let Some(len) =
+            frame::payload_len(&head).filter(|&len| at + FRAME_HEADER + len as u64 <= size)
+        else {
+            return Ok(None);
+        };
+        let checkpoint = self.disk.read_at(at + FRAME_HEADER, len)?;
+        if !is_checkpoint(&checkpoint) || !frame::checksum_holds(&head, &checkpoint) {
             return Ok(None);
         }
-        let records = self.take_walk(walk)?;
-        let last = records.iter().rposition(|r| is_checkpoint(r)).unwrap_or(0);
-        let before: u64 = records[..last]
-            .iter()
-            .map(|r| (frame::FRAME_HEADER_LEN + r.len()) as u64)
-            .sum();
-        let skipped_bytes = at - frame::HEADER_LEN as u64 + before;
-        let entries = owned(&records[last..]);
+        let after = at + FRAME_HEADER + len as u64;
+        let tail = self.disk.read_at(after, (size - after) as usize)?;
+        let records = self.take_walk(frame::walk_frames(&tail, after as usize))?;
+        let frames = |records: &[&[u8]]| -> u64 {
+            records.iter().map(|r| FRAME_HEADER + r.len() as u64).sum()
+        };
+        let (skipped_bytes, entries) = match records.iter().rposition(|r| is_checkpoint(r)) {
+            Some(last) => (after + frames(&records[..last]), owned(&records[last..])),
+            None => {
+                let mut entries = Vec::with_capacity(1 + records.len());
+                entries.push(checkpoint);
+                entries.extend(records.iter().map(|r| r.to_vec()));
+                (at, entries)
+            }
+        };
+        let skipped_bytes = skipped_bytes - frame::HEADER_LEN as u64;
         Ok(Some(if skipped_bytes == 0 {
             Contents::Records(entries)
         } else {

@@ -88,6 +88,20 @@ pub fn encode_frame(payload: &[u8], out: &mut Vec<u8>) {
     out.extend_from_slice(payload);
 }
 
+/// The payload length a frame header states, if its length check holds.
+pub fn payload_len(frame_header: &[u8]) -> Option<usize> {
+    if frame_header.len() < FRAME_HEADER_LEN {
+        return None;
+    }
+    let len = u32_at(frame_header, 0);
+    (u32_at(frame_header, 4) == !len).then_some(len as usize)
+}
+
+/// Whether `payload` has the checksum its frame header (one [`payload_len`] accepts) states.
+pub fn checksum_holds(frame_header: &[u8], payload: &[u8]) -> bool {
+    crc32fast::hash(payload) == u32_at(frame_header, 8)
+}
+
 /// A whole log file: header plus framed records, the header naming the last checkpoint.
 pub fn encode_log<'a>(payloads: impl IntoIterator<Item = &'a [u8]>) -> Vec<u8> {
     let mut out = Vec::from(header());

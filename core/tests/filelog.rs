@@ -454,3 +454,30 @@ fn a_torn_checkpoint_the_header_names_is_cut_and_no_longer_named() {
     let read = locked(&mut c, |c| c.replay().unwrap());
     assert_eq!(records(read), [b"one".to_vec(), vec![CHECKPOINT + 1; 40]]);
 }
+
+#[test]
+fn a_header_naming_an_earlier_checkpoint_opens_at_the_last_one() {
+    let dir = MemDir::new();
+    let entries = [
+        vec![CHECKPOINT, 1],
+        b"two".to_vec(),
+        vec![CHECKPOINT, 3],
+        b"four".to_vec(),
+    ];
+    written_by_one(&dir, &entries);
+    // As a version that does not name checkpoints leaves it after appending the second.
+    let mut bytes = dir.file(NAME).unwrap();
+    let word = frame::checkpoint_word(Some(frame::HEADER_LEN as u64));
+    bytes[frame::CHECKPOINT_AT..frame::HEADER_LEN].copy_from_slice(&word);
+    dir.overwrite(NAME, &bytes);
+    let mut b = process(&dir, 2);
+    let Contents::FromCheckpoint {
+        skipped_bytes,
+        entries: read,
+    } = locked(&mut b, |b| b.replay().unwrap())
+    else {
+        panic!("entries precede the last checkpoint")
+    };
+    let before = frame_offset(&entries, 2) - frame::HEADER_LEN;
+    assert_eq!((skipped_bytes, read), (before as u64, entries[2..].to_vec()));
+}
