@@ -479,5 +479,8 @@ fn a_header_naming_an_earlier_checkpoint_opens_at_the_last_one() {
         panic!("entries precede the last checkpoint")
     };
     let before = frame_offset(&entries, 2) - frame::HEADER_LEN;
-    assert_eq!((skipped_bytes, read), (before as u64, entries[2..].to_vec()));
+    assert_eq!(
+        (skipped_bytes, read),
+        (before as u64, entries[2..].to_vec())
+    );
 }

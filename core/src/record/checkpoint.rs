@@ -10,12 +10,16 @@
 //!
 //! On the wire a checkpoint is the tag [`CHECKPOINT`] (the record variant after the
 //! stamped change), then the postcard encoding of [`Checkpoint`]. Like records, its layout is
-//! the file format's: fields are never reordered or removed.
+//! the file format's: fields are never reordered or removed. It is read by a decoder written
+//! for it ([`Checkpoint::decode`]: megabytes at every start, a third of the time serde's
+//! visitors took), which the tests hold to postcard's reading of the same bytes.
 
 use alloc::vec::Vec;
-use serde::{Deserialize, Serialize};
+#[cfg(test)]
+use serde::Deserialize;
+use serde::Serialize;
 
-use super::{DecodeError, decode_all};
+use super::DecodeError;
 use crate::model::Millis;
 
 /// The wire tag of a checkpoint (records are variants 0–7).
@@ -28,10 +32,11 @@ pub type Str = u32;
 pub type OptStr = u32;
 
 /// The graph's whole state (see the module's docs).
-#[derive(Serialize, Deserialize, Debug, PartialEq, Clone, Default)]
+#[derive(Serialize, Debug, PartialEq, Clone, Default)]
+#[cfg_attr(test, derive(Deserialize))]
 pub struct Checkpoint<'a> {
     /// Every string the graph holds, each once.
-    #[serde(borrow)]
+    #[cfg_attr(test, serde(borrow))]
     pub strings: Vec<&'a str>,
     /// The latest time any change carried.
     pub last_at: Millis,
@@ -53,7 +58,8 @@ pub struct Checkpoint<'a> {
 }
 
 /// An entry of the table of who made changes.
-#[derive(Serialize, Deserialize, Debug, PartialEq, Eq, Clone, Copy)]
+#[derive(Serialize, Debug, PartialEq, Eq, Clone, Copy)]
+#[cfg_attr(test, derive(Deserialize))]
 pub struct AgentRow {
     /// The client's name.
     pub client: Str,
@@ -67,7 +73,8 @@ pub struct AgentRow {
 
 /// An entity; its observations and tags follow those of the entities before it in
 /// [`Checkpoint::facts`] and [`Checkpoint::tags`].
-#[derive(Serialize, Deserialize, Debug, PartialEq, Clone, Copy)]
+#[derive(Serialize, Debug, PartialEq, Clone, Copy)]
+#[cfg_attr(test, derive(Deserialize))]
 pub struct EntityRow {
     /// Its name.
     pub name: Str,
@@ -94,7 +101,8 @@ pub struct EntityRow {
 }
 
 /// An observation.
-#[derive(Serialize, Deserialize, Debug, PartialEq, Eq, Clone, Copy)]
+#[derive(Serialize, Debug, PartialEq, Eq, Clone, Copy)]
+#[cfg_attr(test, derive(Deserialize))]
 pub struct FactRow {
     /// Its text.
     pub text: Str,
@@ -111,7 +119,8 @@ pub struct FactRow {
 }
 
 /// A relation.
-#[derive(Serialize, Deserialize, Debug, PartialEq, Eq, Clone, Copy)]
+#[derive(Serialize, Debug, PartialEq, Eq, Clone, Copy)]
+#[cfg_attr(test, derive(Deserialize))]
 pub struct RelationRow {
     /// Where it starts.
     pub from: Str,
@@ -126,7 +135,8 @@ pub struct RelationRow {
 }
 
 /// What a reflection is about.
-#[derive(Serialize, Deserialize, Debug, PartialEq, Eq, Clone, Copy)]
+#[derive(Serialize, Debug, PartialEq, Eq, Clone, Copy)]
+#[cfg_attr(test, derive(Deserialize))]
 pub enum TargetRow {
     /// The memory as a whole.
     Global,
@@ -139,7 +149,8 @@ pub enum TargetRow {
 }
 
 /// A reflection.
-#[derive(Serialize, Deserialize, Debug, PartialEq, Eq, Clone, Copy)]
+#[derive(Serialize, Debug, PartialEq, Eq, Clone, Copy)]
+#[cfg_attr(test, derive(Deserialize))]
 pub struct ReflectionRow {
     /// Its id.
     pub id: u32,
@@ -175,11 +186,30 @@ impl<'a> Checkpoint<'a> {
     /// and the entities' counts must add up to the facts and tags listed, so loading one
     /// never needs to check again.
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let (tag, c): (u8, Checkpoint<'a>) = decode_all(bytes)?;
-        if tag != CHECKPOINT {
-            return Err(DecodeError(alloc::format!("tag {tag} is not a checkpoint")));
-        }
+        let c = Self::read(bytes)?;
         c.check()?;
+        Ok(c)
+    }
+
+    /// Reads a checkpoint entry as postcard would, without checking what it says.
+    fn read(bytes: &'a [u8]) -> Result<Self, DecodeError> {
+        if !is_checkpoint(bytes) {
+            return Err(DecodeError("not a checkpoint".into()));
+        }
+        let mut r = Reader {
+            bytes,
+            at: 1,
+            why: "",
+        };
+        let c = r.checkpoint().map_err(|Bad| {
+            DecodeError(alloc::format!("{} at byte {} of a checkpoint", r.why, r.at))
+        })?;
+        if r.at != bytes.len() {
+            return Err(DecodeError(alloc::format!(
+                "{} trailing bytes",
+                bytes.len() - r.at
+            )));
+        }
         Ok(c)
     }
 
@@ -219,5 +249,364 @@ impl<'a> Checkpoint<'a> {
                 "a checkpoint refers to a string or an observation it does not hold".into(),
             ))
         }
+    }
+}
+
+/// Reads postcard's encoding of a checkpoint's parts: varints (LEB128; postcard's limits on
+/// their length and last byte), one-byte option tags, little-endian floats, and lists and
+/// strings as a varint length and their items.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    /// Why reading stopped, at `at` (set with [`Bad`]).
+    why: &'static str,
+}
+
+/// Reading stopped (the reader says why). Small, so results stay in registers.
+struct Bad;
+
+type Read<T> = Result<T, Bad>;
+
+impl<'a> Reader<'a> {
+    /// The checkpoint after its tag.
+    fn checkpoint(&mut self) -> Read<Checkpoint<'a>> {
+        Ok(Checkpoint {
+            strings: self.list(1, Reader::str)?,
+            last_at: self.u64()?,
+            agents: self.list(4, |r| {
+                Ok(AgentRow {
+                    client: r.u32()?,
+                    version: r.u32()?,
+                    session: r.u32()?,
+                    actor: r.u32()?,
+                })
+            })?,
+            entities: self.list(11, |r| {
+                Ok(EntityRow {
+                    name: r.u32()?,
+                    entity_type: r.u32()?,
+                    created: r.u64()?,
+                    updated: r.u64()?,
+                    next_fact: r.u32()?,
+                    current: r.u32()?,
+                    past: r.u32()?,
+                    tags: r.u32()?,
+                    importance: r.option_f64()?,
+                    parent: r.u32()?,
+                    status: r.u32()?,
+                })
+            })?,
+            facts: self.list(6, |r| {
+                Ok(FactRow {
+                    text: r.u32()?,
+                    id: r.u32()?,
+                    supersedes: r.u32()?,
+                    kind: r.u32()?,
+                    created: r.u64()?,
+                    superseded: r.u64()?,
+                })
+            })?,
+            tags: self.list(1, Reader::u32)?,
+            relations: self.list(5, Reader::relation)?,
+            ended: self.list(6, |r| Ok((r.relation()?, r.u64()?)))?,
+            reflections: self.list(6, |r| {
+                Ok(ReflectionRow {
+                    id: r.u32()?,
+                    target: match r.u32()? {
+                        0 => TargetRow::Global,
+                        1 => TargetRow::Entity(r.u32()?),
+                        2 => TargetRow::Relation([r.u32()?, r.u32()?, r.u32()?]),
+                        3 => TargetRow::Session(r.u32()?),
+                        _ => return Err(r.fail("an unknown reflection target")),
+                    },
+                    author: r.u32()?,
+                    mood: r.u32()?,
+                    content: r.u32()?,
+                    created: r.u64()?,
+                })
+            })?,
+        })
+    }
+
+    #[cold]
+    fn fail(&mut self, why: &'static str) -> Bad {
+        self.why = why;
+        Bad
+    }
+
+    fn byte(&mut self) -> Read<u8> {
+        match self.bytes.get(self.at) {
+            Some(&b) => {
+                self.at += 1;
+                Ok(b)
+            }
+            None => Err(self.fail("the end")),
+        }
+    }
+
+    /// A varint of at most `max` bytes whose last byte is at most `last`.
+    #[inline(always)]
+    fn varint(&mut self, max: usize, last: u8) -> Read<u64> {
+        // Most are one byte (counts, indexes); times take six. Eight bytes at once read
+        // any varint up to eight bytes long without a branch per byte.
+        match self.bytes.get(self.at..self.at + 8) {
+            Some(&[b, ..]) if b < 0x80 => {
+                self.at += 1;
+                Ok(u64::from(b))
+            }
+            Some(chunk) => {
+                let mut le = [0u8; 8];
+                le.copy_from_slice(chunk);
+                let word = u64::from_le_bytes(le);
+                let stops = !word & 0x8080_8080_8080_8080;
+                let n = stops.trailing_zeros() as usize / 8 + 1;
+                if stops == 0 || n >= max {
+                    return self.varint_bytewise(max, last);
+                }
+                let bits = word & (u64::MAX >> (64 - 8 * n));
+                let mut value = 0;
+                for i in 0..8 {
+                    value |= (bits >> i) & (0x7f << (7 * i));
+                }
+                self.at += n;
+                Ok(value)
+            }
+            None => self.varint_bytewise(max, last),
+        }
+    }
+
+    /// [`Reader::varint`] a byte at a time: near the end, and for the longest varints.
+    fn varint_bytewise(&mut self, max: usize, last: u8) -> Read<u64> {
+        let mut value = 0u64;
+        for (i, &b) in self.bytes[self.at..].iter().take(max).enumerate() {
+            value |= u64::from(b & 0x7f) << (7 * i);
+            if b & 0x80 == 0 {
+                if i == max - 1 && b > last {
+                    break;
+                }
+                self.at += i + 1;
+                return Ok(value);
+            }
+        }
+        Err(self.fail("a varint out of range or cut short"))
+    }
+
+    #[inline(always)]
+    fn u32(&mut self) -> Read<u32> {
+        Ok(self.varint(5, 0x0f)? as u32)
+    }
+
+    #[inline(always)]
+    fn u64(&mut self) -> Read<u64> {
+        self.varint(10, 0x01)
+    }
+
+    fn option_f64(&mut self) -> Read<Option<f64>> {
+        match self.byte()? {
+            0 => Ok(None),
+            1 => {
+                let Some(bytes) = self.bytes.get(self.at..self.at + 8) else {
+                    return Err(self.fail("the end"));
+                };
+                let mut le = [0u8; 8];
+                le.copy_from_slice(bytes);
+                self.at += 8;
+                Ok(Some(f64::from_le_bytes(le)))
+            }
+            _ => Err(self.fail("an option tag that is not 0 or 1")),
+        }
+    }
+
+    fn str(&mut self) -> Read<&'a str> {
+        let len = self.u64()?;
+        let end = usize::try_from(len)
+            .ok()
+            .and_then(|len| self.at.checked_add(len))
+            .filter(|&end| end <= self.bytes.len());
+        let Some(end) = end else {
+            return Err(self.fail("a string past the end"));
+        };
+        let Ok(text) = core::str::from_utf8(&self.bytes[self.at..end]) else {
+            return Err(self.fail("a string that is not UTF-8"));
+        };
+        self.at = end;
+        Ok(text)
+    }
+
+    fn relation(&mut self) -> Read<RelationRow> {
+        Ok(RelationRow {
+            from: self.u32()?,
+            to: self.u32()?,
+            relation_type: self.u32()?,
+            created: self.u64()?,
+            context: self.u32()?,
+        })
+    }
+
+    /// A list of items each encoded in at least `min_bytes` (which bounds the room a
+    /// damaged length can make it reserve).
+    fn list<T>(
+        &mut self,
+        min_bytes: usize,
+        mut item: impl FnMut(&mut Self) -> Read<T>,
+    ) -> Read<Vec<T>> {
+        let len = self.u64()?;
+        let room = (self.bytes.len() - self.at) / min_bytes;
+        let Some(len) = usize::try_from(len).ok().filter(|&len| len <= room) else {
+            return Err(self.fail("a list longer than the bytes left"));
+        };
+        let mut items = Vec::with_capacity(len);
+        for _ in 0..len {
+            items.push(item(self)?);
+        }
+        Ok(items)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+    use proptest::collection::vec;
+    use proptest::prelude::*;
+
+    /// Small numbers (one-byte varints, indexes that name strings) and any others.
+    fn n() -> impl Strategy<Value = u32> {
+        prop_oneof![0u32..4, any::<u32>()]
+    }
+
+    fn t() -> impl Strategy<Value = u64> {
+        prop_oneof![0u64..200, any::<u64>()]
+    }
+
+    type Rel = (u32, u32, u32, u64, u32);
+
+    fn relation((from, to, relation_type, created, context): Rel) -> RelationRow {
+        RelationRow {
+            from,
+            to,
+            relation_type,
+            created,
+            context,
+        }
+    }
+
+    prop_compose! {
+        /// A checkpoint's encoding: any rows (checked or not), with any strings.
+        fn encoded()(
+            strings in vec(".{0,6}", 0..5),
+            last_at in t(),
+            agents in vec((n(), n(), n(), n()), 0..3),
+            entities in vec(
+                (n(), n(), t(), t(), n(), n(), n(), n(), proptest::option::of(any::<f64>()), n(), n()),
+                0..4,
+            ),
+            facts in vec((n(), n(), n(), n(), t(), t()), 0..6),
+            tags in vec(n(), 0..4),
+            relations in vec((n(), n(), n(), t(), n()), 0..4),
+            ended in vec(((n(), n(), n(), t(), n()), t()), 0..3),
+            reflections in vec((n(), 0u32..4, (n(), n(), n()), n(), n(), n(), t()), 0..3),
+        ) -> Vec<u8> {
+            Checkpoint {
+                strings: strings.iter().map(|s| s.as_str()).collect(),
+                last_at,
+                agents: agents.into_iter().map(|(client, version, session, actor)| AgentRow {
+                    client, version, session, actor,
+                }).collect(),
+                entities: entities.into_iter().map(|e| EntityRow {
+                    name: e.0, entity_type: e.1, created: e.2, updated: e.3, next_fact: e.4,
+                    current: e.5, past: e.6, tags: e.7, importance: e.8, parent: e.9, status: e.10,
+                }).collect(),
+                facts: facts.into_iter().map(|f| FactRow {
+                    text: f.0, id: f.1, supersedes: f.2, kind: f.3, created: f.4, superseded: f.5,
+                }).collect(),
+                tags,
+                relations: relations.into_iter().map(relation).collect(),
+                ended: ended.into_iter().map(|(r, at)| (relation(r), at)).collect(),
+                reflections: reflections.into_iter().map(|r| ReflectionRow {
+                    id: r.0,
+                    target: match r.1 {
+                        0 => TargetRow::Global,
+                        1 => TargetRow::Entity(r.2.0),
+                        2 => TargetRow::Relation([r.2.0, r.2.1, r.2.2]),
+                        _ => TargetRow::Session(r.2.0),
+                    },
+                    author: r.3, mood: r.4, content: r.5, created: r.6,
+                }).collect(),
+            }.encode()
+        }
+    }
+
+    /// What postcard's serde reading of `bytes` gives, re-encoded (floats compare by bits).
+    fn by_postcard(bytes: &[u8]) -> Result<Vec<u8>, DecodeError> {
+        let (tag, c): (u8, Checkpoint<'_>) = super::super::decode_all(bytes)?;
+        if tag != CHECKPOINT {
+            return Err(DecodeError("not a checkpoint".to_string()));
+        }
+        Ok(c.encode())
+    }
+
+    fn by_hand(bytes: &[u8]) -> Result<Vec<u8>, DecodeError> {
+        Ok(Checkpoint::read(bytes)?.encode())
+    }
+
+    proptest! {
+        #[test]
+        fn reads_what_it_writes(bytes in encoded()) {
+            prop_assert_eq!(by_hand(&bytes).ok(), Some(bytes.clone()));
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(32))]
+
+        /// Damaged bytes read as postcard reads them (the same checkpoint, or an error for
+        /// both): every byte replaced by every value, the bytes cut at every length, and a
+        /// byte added or removed anywhere.
+        #[test]
+        fn reads_damaged_bytes_as_postcard_does(bytes in encoded(), byte in any::<u8>()) {
+            let same = |damaged: &[u8]| by_hand(damaged).ok() == by_postcard(damaged).ok();
+            for i in 0..bytes.len() {
+                let mut damaged = bytes.clone();
+                for v in 0..=255 {
+                    damaged[i] = v;
+                    prop_assert!(same(&damaged), "byte {} set to {}", i, v);
+                }
+                prop_assert!(same(&bytes[..i]), "cut at {}", i);
+                let mut added = bytes.clone();
+                added.insert(i, byte);
+                prop_assert!(same(&added), "{} added at {}", byte, i);
+                let mut removed = bytes.clone();
+                removed.remove(i);
+                prop_assert!(same(&removed), "byte {} removed", i);
+            }
+        }
+    }
+
+    #[test]
+    fn varints_past_their_type_are_refused_as_postcard_refuses_them() {
+        // A u32 of five bytes whose last carries more than 4 bits; a u64 of ten whose last
+        // carries more than 1; an eleven-byte varint.
+        let u32_over = [0x80, 0x80, 0x80, 0x80, 0x10];
+        let u64_over = [0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02];
+        let mut r = Reader {
+            bytes: &u32_over,
+            at: 0,
+            why: "",
+        };
+        assert!(r.u32().is_err());
+        let mut r = Reader {
+            bytes: &u64_over,
+            at: 0,
+            why: "",
+        };
+        assert!(r.u64().is_err());
+        let max = [0xff, 0xff, 0xff, 0xff, 0x0f];
+        let mut r = Reader {
+            bytes: &max,
+            at: 0,
+            why: "",
+        };
+        assert_eq!(r.u32().ok(), Some(u32::MAX));
     }
 }
