@@ -5,7 +5,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::{AgentSyms, Ended, Entity, EntityId, Extra, FactMeta, Graph, Past, Reflection};
-use super::{Relation, RelationId, Target};
+use super::{Relation, RelationId, Target, triples};
 use crate::intern::{Interner, Sym};
 use crate::record::{
     AgentRow, CHECKPOINT, Checkpoint, DecodeError, EntityRow, Entry, FactRow, OptStr,
@@ -158,7 +158,8 @@ impl Graph {
         };
         g.relations.reserve(c.relations.len());
         g.by_triple.reserve(c.relations.len(), &g.relations);
-        // Each endpoint's list is allocated once, at its size.
+        // Each endpoint's list is allocated once, at its size, and filled by the
+        // checkpoint's string number (no hashing), then moved into the map.
         let mut degree = vec![0u32; c.strings.len()];
         for r in &c.relations {
             degree[r.from as usize] += 1;
@@ -166,17 +167,27 @@ impl Graph {
                 degree[r.to as usize] += 1;
             }
         }
-        g.by_endpoint
-            .reserve(degree.iter().filter(|&&d| d > 0).count());
-        for (s, &d) in degree.iter().enumerate().filter(|(_, d)| **d > 0) {
-            g.by_endpoint
-                .insert(sym(s as Str), Vec::with_capacity(d as usize));
-        }
+        let mut ends: Vec<Vec<RelationId>> = degree
+            .iter()
+            .map(|&d| Vec::with_capacity(d as usize))
+            .collect();
         for r in &c.relations {
             let id = RelationId(g.relations.len() as u32);
-            let r = relation(r);
-            g.relations.push(Some(r));
-            g.list_relation(id, r);
+            let relation = relation(r);
+            g.relations.push(Some(relation));
+            let triple = triples::triple_of(&relation);
+            g.by_triple.insert(id, &triple, &g.relations);
+            ends[r.from as usize].push(id);
+            if r.to != r.from {
+                ends[r.to as usize].push(id);
+            }
+        }
+        g.by_endpoint
+            .reserve(degree.iter().filter(|&&d| d > 0).count());
+        for (s, ids) in ends.into_iter().enumerate() {
+            if !ids.is_empty() {
+                g.by_endpoint.insert(sym(s as Str), ids);
+            }
         }
         g.relation_count = g.relations.len();
         g.ended = c
