@@ -89,3 +89,39 @@ fn nested_batches_are_refused_not_recursed() {
         assert!(memory.memory_mut().export_jsonl().unwrap().is_empty());
     }
 }
+
+/// fuzz `handle`: "replay None vs live Ok([]) for log Records([[8, 8, 8, 8, 8, 8, 8, 8]])".
+/// Another writer appended a checkpoint (one that does not decode) to an empty log; the live
+/// memory skipped it, as it skips every checkpoint another writer appends (they restate what
+/// it applied), and went on with an empty graph, while a restart refused the log, whose first
+/// entry is that checkpoint: the state. Appended to an empty log, records are now read as a
+/// restart reads them: a checkpoint that decodes becomes the graph, one that does not makes
+/// the memory unavailable.
+#[test]
+fn a_checkpoint_appended_to_an_empty_log_is_its_state() {
+    use mcp_memory_core::graph::Graph;
+    use mcp_memory_core::model::Entity;
+    use mcp_memory_core::record::{Op, Record};
+
+    let log = MemLog::new();
+    let mut memory = open(log.clone());
+    log.append_as_other_writer(vec![8; 8]);
+    let error = common::call_err(&mut memory, "read_graph", json!({}));
+    assert!(
+        error.contains("Another process wrote to the memory log"),
+        "{error}"
+    );
+
+    let mut graph = Graph::default();
+    let a = Entity {
+        name: "a",
+        entity_type: "t",
+        observations: vec!["o"],
+    };
+    graph.apply(&Record::from(Op::CreateEntities(vec![a])), &mut ());
+    let log = MemLog::new();
+    let mut memory = open(log.clone());
+    log.append_as_other_writer(graph.checkpoint());
+    let page = call_ok(&mut memory, "read_graph", json!({}));
+    assert_eq!(entity_names(&page), ["a"]);
+}

@@ -297,6 +297,9 @@ impl<L: Log> Memory<L> {
             // A memory that missed records cannot apply later ones; only a whole new log
             // (Replaced) makes it usable again.
             Changes::Appended(_) if self.unavailable.is_some() => return Ok(false),
+            // Appended to an empty log, the records are the whole log, read as a restart
+            // reads it: a first entry that is a checkpoint is the state.
+            Changes::Appended(records) if self.log_bytes == 0 => self.reread(&records),
             // A checkpoint restates what this memory has applied: it is skipped.
             Changes::Appended(records) => records
                 .iter()
@@ -315,14 +318,7 @@ impl<L: Log> Memory<L> {
                     }
                 })
                 .map_err(|e| e.to_string()),
-            Changes::Replaced(records) => replay(&records, &mut Vec::new())
-                .map(|graph| {
-                    self.graph = graph;
-                    self.indexes = Indexes::default();
-                    self.log_bytes = payload_bytes(&records);
-                    (self.checkpoint_bytes, self.tail_bytes) = checkpoint_and_tail(&records);
-                })
-                .map_err(|e| e.to_string()),
+            Changes::Replaced(records) => self.reread(&records),
         };
         match result {
             Ok(()) => {
@@ -335,6 +331,16 @@ impl<L: Log> Memory<L> {
                 Err(Error::Unavailable(reason))
             }
         }
+    }
+
+    /// Rebuilds the graph from these records, the whole log.
+    fn reread(&mut self, records: &[Vec<u8>]) -> Result<(), String> {
+        let graph = replay(records, &mut Vec::new()).map_err(|e| e.to_string())?;
+        self.graph = graph;
+        self.indexes = Indexes::default();
+        self.log_bytes = payload_bytes(records);
+        (self.checkpoint_bytes, self.tail_bytes) = checkpoint_and_tail(records);
+        Ok(())
     }
 
     /// The log underneath (a host takes a file log's lock around each message).
