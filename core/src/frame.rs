@@ -315,19 +315,18 @@ pub fn walk_frames(bytes: &[u8], base: usize) -> Walk<'_> {
         if rest.len() < FRAME_HEADER_LEN {
             break torn(at, TornKind::FrameHeader);
         }
-        let len = u32_at(rest, 0);
-        if u32_at(rest, 4) != !len {
+        let Some(len) = payload_len(rest) else {
             if all_zero(&rest[8..]) {
                 break torn(at, TornKind::FrameHeader);
             }
             break corrupt(at, "record length check failed");
-        }
-        let end = FRAME_HEADER_LEN + len as usize;
+        };
+        let end = FRAME_HEADER_LEN + len;
         if rest.len() < end {
             break torn(at, TornKind::Payload);
         }
         let payload = &rest[FRAME_HEADER_LEN..end];
-        if crc32fast::hash(payload) != u32_at(rest, 8) {
+        if !checksum_holds(rest, payload) {
             if all_zero(&rest[end..]) {
                 break torn(at, TornKind::Checksum);
             }
