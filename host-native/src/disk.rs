@@ -15,6 +15,8 @@ use anyhow::{Context, Result};
 use mcp_memory_core::LogError;
 use mcp_memory_core::filelog::{Disk, FileLog};
 
+use crate::resident;
+
 /// When appended records reach stable storage.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Durability {
@@ -181,6 +183,7 @@ impl Disk for FsDisk {
 
     fn read_at(&mut self, offset: u64, len: usize) -> Result<Vec<u8>, LogError> {
         let mut bytes = vec![0; len];
+        resident::populate(&mut bytes);
         let read = self.shared.file().read_exact_at(&mut bytes, offset);
         read.map_err(|e| err(e, "read", &self.path))?;
         Ok(bytes)

@@ -7,6 +7,7 @@ use wasmtime::{Engine, Store};
 
 use crate::disk::FsDisk;
 use crate::engine_config;
+use crate::resident::GuestMemories;
 use mcp_memory_core::filelog::FileLog;
 use mcp_memory_core::memory::LogOp;
 use mcp_memory_core::{Changes, Contents, Error, Intent, Log, LogError};
@@ -157,6 +158,7 @@ impl Server {
         if std::env::var_os(PERFMAP_VAR).is_some() {
             config.profiler(wasmtime::ProfilingStrategy::PerfMap);
         }
+        config.with_host_memory(GuestMemories::creator());
         let engine = Engine::new(&config)?;
         // SAFETY: PRECOMPILED was produced by `Engine::precompile_component` in build.rs, with
         // the same wasmtime version and configuration, and is embedded read-only.

@@ -4,5 +4,9 @@
 
 /// The engine configuration for the memory component.
 pub fn config() -> wasmtime::Config {
-    wasmtime::Config::new()
+    let mut config = wasmtime::Config::new();
+    // The binary gives the guest its own memories (`resident`), which take their initial
+    // bytes by copy: a component precompiled for copy-on-write images would not load.
+    config.memory_init_cow(false);
+    config
 }

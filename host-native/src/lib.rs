@@ -10,6 +10,7 @@ pub mod http;
 pub mod hub;
 pub mod listen;
 pub mod maintenance;
+mod resident;
 pub mod seeddb;
 pub mod service;
 pub mod stdio;
