@@ -363,13 +363,14 @@ impl<'a> Reader<'a> {
                 if stops == 0 || n >= max {
                     return self.varint_bytewise(max, last);
                 }
-                let bits = word & (u64::MAX >> (64 - 8 * n));
-                let mut value = 0;
-                for i in 0..8 {
-                    value |= (bits >> i) & (0x7f << (7 * i));
-                }
+                // The n bytes' low seven bits, then pairs of groups joined: 7 -> 14 -> 28
+                // -> 56 bits (three steps instead of a shift per byte).
+                let x = word & (u64::MAX >> (64 - 8 * n)) & 0x7f7f_7f7f_7f7f_7f7f;
+                let x = (x & 0x007f_007f_007f_007f) | ((x & 0x7f00_7f00_7f00_7f00) >> 1);
+                let x = (x & 0x0000_3fff_0000_3fff) | ((x & 0x3fff_0000_3fff_0000) >> 2);
+                let x = (x & 0x0000_0000_0fff_ffff) | ((x & 0x0fff_ffff_0000_0000) >> 4);
                 self.at += n;
-                Ok(value)
+                Ok(x)
             }
             None => self.varint_bytewise(max, last),
         }
