@@ -493,7 +493,16 @@ impl<D: Disk> Log for FileLog<D> {
                 self.disk.name()
             ))
         })?;
-        Ok(owned(&scan.records))
+        // Checkpoints after the first entry restate the entries before them: left out, they
+        // neither cross into the guest nor stay in its heap (at 40K entities a bulk-loaded
+        // log is 32 MB, of which 26 are superseded checkpoints).
+        let first = scan.records.first().copied();
+        let changes = scan.records.iter().skip(1).filter(|r| !is_checkpoint(r));
+        Ok(first
+            .into_iter()
+            .chain(changes.copied())
+            .map(<[u8]>::to_vec)
+            .collect())
     }
 
     fn replace(&mut self, entries: &[Vec<u8>]) -> Result<(), LogError> {

@@ -85,8 +85,9 @@ pub trait Log {
     fn append(&mut self, entry: &[u8]) -> Result<(), LogError>;
     /// Makes every appended entry durable, as the host's durability policy defines.
     fn sync(&mut self) -> Result<(), LogError>;
-    /// Every record payload the log holds now, oldest first. Called only after a refresh,
-    /// within the same request, or while opening, after the replay.
+    /// Every record payload the log holds now, oldest first, except that checkpoints after
+    /// the first entry may be left out (they restate the entries before them). Called only
+    /// after a refresh, within the same request, or while opening, after the replay.
     fn entries(&mut self) -> Result<Vec<Vec<u8>>, LogError>;
     /// Atomically replaces the whole log with these record payloads.
     fn replace(&mut self, entries: &[Vec<u8>]) -> Result<(), LogError>;

@@ -7,9 +7,11 @@ mod common;
 use std::path::PathBuf;
 
 use common::*;
+use mcp_memory_core::filelog::FileLog;
 use mcp_memory_core::graph::Graph;
 use mcp_memory_core::memory::{CHECKPOINT_MIN_TAIL, CLOSE_MIN_TAIL, Memory};
 use mcp_memory_core::record::{CHECKPOINT, Checkpoint, is_checkpoint};
+use mcp_memory_core::testing::MemDir;
 use mcp_memory_core::verify::{Problem, Report, Verdict, verify};
 use mcp_memory_core::{Contents, Server, frame};
 use serde_json::{Value, json};
@@ -180,16 +182,24 @@ fn compaction_keeps_history_between_checkpoints() {
     );
 }
 
-/// A checkpoint after other entries that cannot be read is passed over with a warning
-/// (the entries before it build the same graph); as the first entry it cannot be.
-#[test]
-fn an_unreadable_checkpoint_falls_back_to_the_changes_before_it() {
+/// A busy memory's graph, and its log with the last checkpoint (after other entries) cut
+/// in half.
+fn busy_log_with_an_unreadable_last_checkpoint() -> (Value, Vec<Vec<u8>>) {
     let (mut m, log) = busy_memory();
     let want = graph(&mut m);
     let mut entries = log.records();
     let last = entries.iter().rposition(|e| is_checkpoint(e)).unwrap();
+    assert!(last > 0, "changes precede the last checkpoint");
     let half = entries[last].len() / 2;
     entries[last].truncate(half);
+    (want, entries)
+}
+
+/// A checkpoint after other entries that cannot be read is passed over with a warning
+/// (the entries before it build the same graph); as the first entry it cannot be.
+#[test]
+fn an_unreadable_checkpoint_falls_back_to_the_changes_before_it() {
+    let (want, entries) = busy_log_with_an_unreadable_last_checkpoint();
     let (mut m, warnings) = open_with_warnings(MemLog::holding(Contents::Records(entries)));
     assert_eq!(graph(&mut m), want);
     assert!(
@@ -203,6 +213,26 @@ fn an_unreadable_checkpoint_falls_back_to_the_changes_before_it() {
         .err()
         .expect("nothing restates a broken first checkpoint");
     assert!(err.to_string().contains("record 0"), "{err}");
+}
+
+/// A memory file whose last checkpoint passes its checksum but cannot be read opens from
+/// the changes before it, with a warning, though the file log leaves that checkpoint out
+/// of the entries it hands back (they restate the entries before them).
+#[test]
+fn an_unreadable_last_checkpoint_in_a_file_is_reported_and_replayed_around() {
+    let (want, entries) = busy_log_with_an_unreadable_last_checkpoint();
+    let bytes = frame::encode_log(entries.iter().map(Vec::as_slice));
+    let dir = MemDir::with_file("memory.mcpmem", &bytes);
+    let mut log = FileLog::new(dir.open("memory.mcpmem", 1));
+    log.lock().expect("locks");
+    let (mut m, warnings) = open_with_warnings(log);
+    assert_eq!(graph(&mut m), want);
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("the last checkpoint could not be read") && w.contains("rebuilt")),
+        "{warnings:?}"
+    );
 }
 
 /// A crash while a checkpoint is written (it is appended after the change it follows and

@@ -236,10 +236,18 @@ impl<L: Log> Memory<L> {
                     records = entries;
                     skipped_bytes = skipped;
                 }
-                // The checkpoint cannot be read: the entries before it build the state.
-                _ => {
+                // The checkpoint cannot be read: the entries before it build the state. (Said
+                // here: `entries` may leave the checkpoint out, and replay never see it.)
+                failed => {
                     records = log.entries().map_err(OpenError::Log)?;
-                    graph = replay(&records, &mut warnings)?;
+                    let mut notes = Vec::new();
+                    graph = replay(&records, &mut notes)?;
+                    if let Err((0, error)) = failed
+                        && notes.is_empty()
+                    {
+                        notes.push(unread_checkpoint("the last checkpoint", &error));
+                    }
+                    warnings.extend(notes);
                 }
             },
             Contents::Foreign(bytes) => match convert(&mut log, &bytes) {
@@ -650,11 +658,19 @@ fn replay(records: &[Vec<u8>], warnings: &mut Vec<String>) -> Result<Graph, Open
     let replayed =
         Graph::replay(records).map_err(|(index, error)| OpenError::Record { index, error })?;
     if let Some((index, error)) = replayed.unread_checkpoint {
-        warnings.push(format!(
-            "the checkpoint in record {index} could not be read ({error}); the memory was rebuilt from the changes before it"
+        warnings.push(unread_checkpoint(
+            &format!("the checkpoint in record {index}"),
+            &error,
         ));
     }
     Ok(replayed.graph)
+}
+
+/// The warning for a checkpoint (`which`) that could not be read and was replayed around.
+fn unread_checkpoint(which: &str, error: &DecodeError) -> String {
+    format!(
+        "{which} could not be read ({error}); the memory was rebuilt from the changes before it"
+    )
 }
 
 /// The graph in a memory file (log or reference JSONL), and notes for the user on what was
