@@ -12,8 +12,9 @@ use std::sync::Arc;
 
 use wasmtime::{LinearMemory, MemoryCreator, MemoryType};
 
-/// Ranges shorter than this are left to fault in (a call costs more than a few faults).
-const MIN_POPULATE: usize = 1 << 20;
+/// Ranges shorter than this are left to fault in: a call costs about as much as a few
+/// faults. (The guest's allocator mostly grows its heap 64 KiB at a time.)
+const MIN_POPULATE: usize = 64 << 10;
 
 /// Makes the whole pages of `bytes` resident and writable at once, if it is long enough to
 /// be worth a call.
