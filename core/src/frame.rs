@@ -60,6 +60,12 @@ pub fn checkpoint_word(offset: Option<u64>) -> [u8; 4] {
     at.to_le_bytes()
 }
 
+/// Makes a log's header (the first [`HEADER_LEN`] bytes of `log`) name the checkpoint at
+/// `offset`, or none.
+pub fn name_checkpoint(log: &mut [u8], offset: Option<u64>) {
+    log[CHECKPOINT_AT..HEADER_LEN].copy_from_slice(&checkpoint_word(offset));
+}
+
 /// Whether these bytes start like a memory log (or are a torn prefix of its header, possibly
 /// followed by zeros).
 pub fn is_log(bytes: &[u8]) -> bool {
@@ -112,7 +118,7 @@ pub fn encode_log<'a>(payloads: impl IntoIterator<Item = &'a [u8]>) -> Vec<u8> {
         }
         encode_frame(p, &mut out);
     }
-    out[CHECKPOINT_AT..HEADER_LEN].copy_from_slice(&checkpoint_word(checkpoint));
+    name_checkpoint(&mut out, checkpoint);
     out
 }
 

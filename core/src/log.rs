@@ -31,8 +31,8 @@ pub enum Contents {
     /// Record payloads of a log in this crate's format, oldest first.
     Records(Vec<Vec<u8>>),
     /// The record payloads of a log in this crate's format from its last checkpoint on,
-    /// oldest first (what opening needs; [`Log::entries`] has them all), and how many
-    /// bytes the entries before them hold (their payloads; a file may count their frames).
+    /// oldest first (what opening needs; [`Log::entries`] has the entries before them), and
+    /// how many bytes those hold (their payloads; a file may count their frames).
     FromCheckpoint {
         /// Bytes of the entries left out.
         skipped_bytes: u64,

@@ -678,8 +678,7 @@ pub fn repair(bytes: &[u8]) -> Result<Repair, RepairError> {
                 let mut kept = bytes[..log.valid_len].to_vec();
                 // The header names no checkpoint that was not kept.
                 if frame::checkpoint_at(&kept).is_some_and(|at| at >= kept.len() as u64) {
-                    kept[frame::CHECKPOINT_AT..frame::HEADER_LEN]
-                        .copy_from_slice(&frame::checkpoint_word(None));
+                    frame::name_checkpoint(&mut kept, None);
                 }
                 kept
             }

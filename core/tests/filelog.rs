@@ -419,8 +419,7 @@ fn a_header_naming_no_checkpoint_frame_makes_opening_read_the_whole_file() {
         let dir = MemDir::new();
         written_by_one(&dir, &entries);
         let mut bytes = dir.file(NAME).unwrap();
-        let word = frame::checkpoint_word(Some(at as u64));
-        bytes[frame::CHECKPOINT_AT..frame::HEADER_LEN].copy_from_slice(&word);
+        frame::name_checkpoint(&mut bytes, Some(at as u64));
         dir.overwrite(NAME, &bytes);
         let mut b = process(&dir, 2);
         let read = locked(&mut b, |b| b.replay().unwrap());
@@ -472,8 +471,7 @@ fn a_header_naming_an_earlier_checkpoint_opens_at_the_last_one() {
     written_by_one(&dir, &entries);
     // As a version that does not name checkpoints leaves it after appending the second.
     let mut bytes = dir.file(NAME).unwrap();
-    let word = frame::checkpoint_word(Some(frame::HEADER_LEN as u64));
-    bytes[frame::CHECKPOINT_AT..frame::HEADER_LEN].copy_from_slice(&word);
+    frame::name_checkpoint(&mut bytes, Some(frame::HEADER_LEN as u64));
     dir.overwrite(NAME, &bytes);
     let mut b = process(&dir, 2);
     let Contents::FromCheckpoint {

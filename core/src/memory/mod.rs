@@ -236,18 +236,15 @@ impl<L: Log> Memory<L> {
                     records = entries;
                     skipped_bytes = skipped;
                 }
-                // The checkpoint cannot be read: the entries before it build the state. (Said
-                // here: `entries` may leave the checkpoint out, and replay never see it.)
+                // The checkpoint cannot be read: the entries before it build the state. Said
+                // here, once: `entries` may leave the checkpoint out, so replaying them may
+                // not meet it.
                 failed => {
                     records = log.entries().map_err(OpenError::Log)?;
-                    let mut notes = Vec::new();
-                    graph = replay(&records, &mut notes)?;
-                    if let Err((0, error)) = failed
-                        && notes.is_empty()
-                    {
-                        notes.push(unread_checkpoint("the last checkpoint", &error));
+                    graph = replay(&records, &mut Vec::new())?;
+                    if let Err((0, error)) = failed {
+                        warnings.push(unread_checkpoint("the last checkpoint", &error));
                     }
-                    warnings.extend(notes);
                 }
             },
             Contents::Foreign(bytes) => match convert(&mut log, &bytes) {
