@@ -8,8 +8,8 @@
 //! Modules form layers; a module uses only modules of lower layers (ARCHITECTURE.md,
 //! checked by `tests/layers.rs`):
 //!
-//! 1. `hash`, `intern`, `json`, `frame`, `log`, `model`, `record`, `filelog`, `time` —
-//!    bytes, strings, times and storage;
+//! 1. `hash`, `intern`, `json`, `frame`, `log`, `model`, `record`, `filelog`, `time`,
+//!    `embed` — bytes, strings, times, storage and text embeddings;
 //! 2. `graph` — the graph and its snapshot as records;
 //! 3. `index` (substring and ranked search), `jsonl` (the reference's file format),
 //!    `seedlog` (the Rust seed's binary log);
@@ -38,6 +38,7 @@
 
 extern crate alloc;
 
+pub mod embed;
 pub mod filelog;
 pub mod frame;
 pub mod graph;

@@ -19,6 +19,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("filelog", 0),
     ("testing", 0),
     ("time", 0),
+    ("embed", 0),
     ("graph", 1),
     ("index", 2),
     ("jsonl", 2),

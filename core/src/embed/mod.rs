@@ -1,0 +1,149 @@
+//! Text to vectors for semantic search, with a static embedding table and no model to run.
+//!
+//! The table (`core/embeddings/table.bin`, made once by `core/embeddings/distill.py` from
+//! all-MiniLM-L6-v2) gives each WordPiece token a vector. A text's vector is the mean of
+//! its tokens' rows ([`wordpiece`] finds the tokens; `[UNK]` is left out), L2-normalised, so
+//! the dot product of two is their cosine. The core does not hold the table: a host hands
+//! its bytes over ([`Table::parse`]), and without it semantic search is off.
+//!
+//! The table's layout (integers little-endian): the magic [`MAGIC`]; `u32` rows (the
+//! vocabulary's size), `u32` dimensions, `u32` bytes of vocabulary; the vocabulary, one
+//! token per line, each ending in `\n` (row `i` is line `i`); `f32` per row, its scale;
+//! `i8` rows × dimensions (row `i`'s value at `j` is `rows[i][j] × scales[i]`).
+
+pub mod wordpiece;
+
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+
+use wordpiece::Vocab;
+
+/// The first bytes of a table: its name and layout version.
+pub const MAGIC: [u8; 8] = *b"MMEMB\x00\x00\x01";
+
+/// Why a table's bytes were refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TableError {
+    /// It does not start with [`MAGIC`].
+    NotATable,
+    /// Its sizes do not add up to its length.
+    WrongSize,
+    /// Its vocabulary is not UTF-8, or has no `[UNK]`.
+    BadVocabulary,
+}
+
+impl core::fmt::Display for TableError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            TableError::NotATable => "not an embedding table (wrong magic)",
+            TableError::WrongSize => "an embedding table whose sizes do not match its length",
+            TableError::BadVocabulary => "an embedding table whose vocabulary is unreadable",
+        })
+    }
+}
+
+/// A parsed embedding table: the vocabulary, and each token's row.
+pub struct Table {
+    vocab: Vocab,
+    dims: usize,
+    scales: Vec<f32>,
+    rows: Vec<i8>,
+}
+
+impl Table {
+    /// Reads a table's bytes (see the module's docs for the layout).
+    pub fn parse(bytes: &[u8]) -> Result<Table, TableError> {
+        let header = 8 + 3 * 4;
+        if bytes.len() < header || bytes[..8] != MAGIC {
+            return Err(TableError::NotATable);
+        }
+        let word = |i: usize| {
+            let at = 8 + 4 * i;
+            u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]) as usize
+        };
+        let (n, dims, vocab_len) = (word(0), word(1), word(2));
+        let vocab_end = header + vocab_len;
+        let scales_end = vocab_end + 4 * n;
+        if dims == 0 || bytes.len() != scales_end + n * dims {
+            return Err(TableError::WrongSize);
+        }
+        let text = core::str::from_utf8(&bytes[header..vocab_end])
+            .map_err(|_| TableError::BadVocabulary)?;
+        let lines = text.strip_suffix('\n').unwrap_or(text).split('\n');
+        let vocab = Vocab::new(lines).ok_or(TableError::BadVocabulary)?;
+        if vocab.len() != n {
+            return Err(TableError::WrongSize);
+        }
+        let scales = bytes[vocab_end..scales_end]
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        let rows = bytes[scales_end..].iter().map(|&b| b as i8).collect();
+        Ok(Table {
+            vocab,
+            dims,
+            scales,
+            rows,
+        })
+    }
+
+    /// Dimensions of a vector.
+    pub fn dims(&self) -> usize {
+        self.dims
+    }
+
+    /// The tokeniser of the table's vocabulary.
+    pub fn vocab(&self) -> &Vocab {
+        &self.vocab
+    }
+
+    /// An embedder over this table, with its own scratch space.
+    pub fn embedder(&self) -> Embedder<'_> {
+        Embedder {
+            table: self,
+            sum: vec![0.0; self.dims],
+            tokens: 0,
+            buf: String::new(),
+            ids: Vec::new(),
+        }
+    }
+}
+
+/// Sums the rows of texts' tokens; [`Embedder::finish`] gives their normalised mean.
+pub struct Embedder<'t> {
+    table: &'t Table,
+    sum: Vec<f32>,
+    tokens: usize,
+    buf: String,
+    ids: Vec<u32>,
+}
+
+impl Embedder<'_> {
+    /// Adds the tokens of `text`.
+    pub fn add(&mut self, text: &str) {
+        let t = self.table;
+        self.ids.clear();
+        t.vocab.tokenize(text, &mut self.buf, &mut self.ids);
+        let unk = t.vocab.unk();
+        for &id in self.ids.iter().filter(|&&id| id != unk) {
+            let at = id as usize * t.dims;
+            let scale = t.scales[id as usize];
+            for (s, &r) in self.sum.iter_mut().zip(&t.rows[at..at + t.dims]) {
+                *s += f32::from(r) * scale;
+            }
+            self.tokens += 1;
+        }
+    }
+
+    /// The unit vector of everything added since the last call (`None` if no token had a
+    /// row), and a fresh start.
+    pub fn finish(&mut self) -> Option<Vec<f32>> {
+        let norm = self.sum.iter().map(|x| x * x).sum::<f32>();
+        let norm = libm::sqrtf(norm);
+        let had = core::mem::take(&mut self.tokens) > 0;
+        let v = (had && norm > 0.0).then(|| self.sum.iter().map(|x| x / norm).collect());
+        self.sum.fill(0.0);
+        v
+    }
+}
