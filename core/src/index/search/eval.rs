@@ -28,7 +28,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::fuzzy;
-use super::index::{FIELDS, OBS, Occ, SearchIndex, TYPE, field_of, live, obs_len_of};
+use super::index::{FIELDS, OBS, Occ, SearchIndex, TYPE, field_of, gallop, live, obs_len_of};
 use super::query::Node;
 
 /// BM25 term-frequency saturation.
@@ -278,20 +278,6 @@ impl<'a> Scorer<'a> {
         }
         self.fields_score(run[0].doc, &tf, obs_lens, only)
     }
-}
-
-/// Index of the first element at or after `from` whose key is `>= key` (galloping).
-fn gallop<T>(list: &[T], from: usize, key: u32, k: impl Fn(&T) -> u32) -> usize {
-    let mut lo = from;
-    let mut step = 1;
-    let mut hi = from;
-    while hi < list.len() && k(&list[hi]) < key {
-        lo = hi + 1;
-        hi += step;
-        step *= 2;
-    }
-    let hi = hi.min(list.len());
-    lo + list[lo..hi].partition_point(|x| k(x) < key)
 }
 
 /// The run of postings starting at `at` (all of one entity; dead ones included).
@@ -747,17 +733,6 @@ mod tests {
                 "ln({x}) = {} not {want}",
                 ln(x)
             );
-        }
-    }
-
-    #[test]
-    fn gallop_finds_the_first_not_below() {
-        let v = [1u32, 3, 5, 7, 9, 11];
-        for key in 0..13 {
-            for from in 0..v.len() {
-                let want = from + v[from..].partition_point(|&x| x < key);
-                assert_eq!(gallop(&v, from, key, |&x| x), want);
-            }
         }
     }
 }

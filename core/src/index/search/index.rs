@@ -140,11 +140,39 @@ impl Term {
     }
 }
 
-/// The range of `doc`'s run in postings.
+/// The range of `doc`'s run in postings. The list is in entity order and a common term's
+/// entities are spread over the slots, so the search starts where `doc`'s share of the last
+/// slot points and gallops from there: a few probes close together, where a binary search
+/// over a list of 40K postings missed the cache at each of its 16 steps, twice (it was 97%
+/// of deleting an observation's index update).
 fn run_of(list: &[Occ], doc: u32) -> core::ops::Range<usize> {
-    let lo = list.partition_point(|o| o.doc < doc);
-    let hi = lo + list[lo..].partition_point(|o| o.doc == doc);
+    let Some(last) = list.last() else {
+        return 0..0;
+    };
+    let guess = u64::from(doc) * list.len() as u64 / (u64::from(last.doc) + 1);
+    let (mut from, mut step) = ((guess as usize).min(list.len()), 1);
+    // Back until the posting before `from` is of an earlier entity, doubling the step.
+    while from > 0 && list[from - 1].doc >= doc {
+        from = from.saturating_sub(step);
+        step *= 2;
+    }
+    let lo = gallop(list, from, doc, |o| o.doc);
+    let hi = lo + list[lo..].iter().take_while(|o| o.doc == doc).count();
     lo..hi
+}
+
+/// Index of the first element at or after `from` whose key is `>= key` (galloping).
+pub(crate) fn gallop<T>(list: &[T], from: usize, key: u32, k: impl Fn(&T) -> u32) -> usize {
+    let mut lo = from;
+    let mut step = 1;
+    let mut hi = from;
+    while hi < list.len() && k(&list[hi]) < key {
+        lo = hi + 1;
+        hi += step;
+        step *= 2;
+    }
+    let hi = hi.min(list.len());
+    lo + list[lo..hi].partition_point(|x| k(x) < key)
 }
 
 /// Per-entity figures.
@@ -603,6 +631,40 @@ impl Order {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gallop_finds_the_first_not_below() {
+        let v = [1u32, 3, 5, 7, 9, 11];
+        for key in 0..13 {
+            for from in 0..v.len() {
+                let want = from + v[from..].partition_point(|&x| x < key);
+                assert_eq!(gallop(&v, from, key, |&x| x), want);
+            }
+        }
+    }
+
+    #[test]
+    fn run_of_finds_a_run_wherever_the_entities_cluster() {
+        // Runs of 1-3 postings; entities spread evenly, bunched at the start, and bunched
+        // at the end (where the guess from the last slot lands far off).
+        let docs: [Vec<u32>; 3] = [
+            (0..200).step_by(2).collect(),
+            (0..50).chain([10_000]).collect(),
+            [0].into_iter().chain(9_000..9_050).collect(),
+        ];
+        for docs in docs {
+            let list: Vec<Occ> = docs
+                .iter()
+                .flat_map(|&doc| (0..1 + doc % 3).map(move |pos| Occ { doc, pos }))
+                .collect();
+            for doc in 0..=10_001 {
+                let lo = list.partition_point(|o| o.doc < doc);
+                let hi = list.partition_point(|o| o.doc <= doc);
+                assert_eq!(run_of(&list, doc), lo..hi, "doc {doc}");
+            }
+        }
+        assert_eq!(run_of(&[], 3), 0..0);
+    }
 
     /// 100 entities whose one observation holds the term "shared".
     fn shared_by_100() -> (SearchIndex, u32) {
