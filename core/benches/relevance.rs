@@ -2,7 +2,10 @@
 //! generated conversation memory in the shape of the LoCoMo benchmark, one entity per
 //! dialogue turn, and a few hundred questions in words whose answering turns are known.
 //! Every question is asked verbatim to the ranked `search` tool, to `search_nodes`, and to a
-//! plain BM25 baseline over the same text; the bench prints Recall@5, Recall@10 and MRR per
+//! plain BM25 baseline over the same text; and, with the static embedding table
+//! (`core/embeddings/`), to a semantic ranking (cosine of the question's vector and each
+//! entity's) and to hybrid fusions of `search`'s scores with it at several weights (issue L:
+//! what fusion adds, and which weight). The bench prints Recall@5, Recall@10 and MRR per
 //! system and question category, and the time per question. Not a test: nothing here
 //! asserts a figure.
 //!
@@ -38,6 +41,7 @@ use std::time::{Duration, Instant};
 
 use corpus::{Category, Corpus, session_name, turn_name};
 use mcp_memory_core::Server;
+use mcp_memory_core::embed::Table;
 use mcp_memory_core::testing::MemLog;
 use serde_json::{Value, json};
 use vocab::PERSONAS;
@@ -212,7 +216,85 @@ fn dump(corpus: &Corpus, dir: &PathBuf) -> std::io::Result<()> {
     Ok(())
 }
 
-const SYSTEMS: [&str; 3] = ["search", "search_nodes", "bm25"];
+/// The systems measured: these, then one per entry of [`HYBRID_WEIGHTS`].
+const LEXICAL: [&str; 3] = ["search", "search_nodes", "bm25"];
+
+/// How many systems are measured.
+const SYSTEMS: usize = LEXICAL.len() + HYBRID_WEIGHTS.len();
+
+/// System `s`'s name.
+fn system(s: usize) -> String {
+    match s.checked_sub(LEXICAL.len()).map(|h| HYBRID_WEIGHTS[h]) {
+        None => LEXICAL[s].to_string(),
+        Some(0.0) => "semantic".to_string(),
+        Some(w) => format!("hybrid {w}"),
+    }
+}
+
+/// The lexical share of the hybrid systems' fused score (the rest is cosine): each becomes a
+/// system of its own, so the weight is chosen on this bench.
+const HYBRID_WEIGHTS: [f32; 4] = [0.0, 0.25, 0.3, 0.4];
+
+/// Candidates each side offers to the fusion.
+const CANDIDATES: usize = 100;
+
+/// The static embedding table (core/embeddings/table.bin).
+fn table() -> Table {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/embeddings/table.bin");
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    Table::parse(&bytes).expect("the committed table parses")
+}
+
+/// Each stored entity's unit vector (name, type, observations), zero when it has none.
+fn vectors(table: &Table, stored: &[(String, &str, Vec<String>)]) -> Vec<Vec<f32>> {
+    let mut e = table.embedder();
+    stored
+        .iter()
+        .map(|(name, ty, obs)| {
+            e.add(name);
+            e.add(ty);
+            obs.iter().for_each(|o| e.add(o));
+            e.finish().unwrap_or_else(|| vec![0.0; table.dims()])
+        })
+        .collect()
+}
+
+/// Fuses lexical hits (name, score) with cosines: the union of the top `CANDIDATES` of
+/// each, both scores min-max normalised over it (a candidate lexical search did not return
+/// scores 0 there), `weight` × lexical + (1 − weight) × cosine; the best 10 names.
+fn fuse(lexical: &[(usize, f32)], cosines: &[f32], weight: f32) -> Vec<usize> {
+    let mut by_cos: Vec<usize> = (0..cosines.len()).collect();
+    by_cos.sort_by(|&a, &b| cosines[b].total_cmp(&cosines[a]));
+    let mut pool: Vec<usize> = lexical.iter().map(|&(d, _)| d).collect();
+    pool.extend(by_cos.iter().take(CANDIDATES));
+    pool.sort_unstable();
+    pool.dedup();
+    let lex = |d: usize| {
+        lexical
+            .iter()
+            .find(|&&(x, _)| x == d)
+            .map_or(0.0, |&(_, s)| s)
+    };
+    let span = |f: &dyn Fn(usize) -> f32| {
+        let (lo, hi) = pool.iter().fold((f32::MAX, f32::MIN), |(lo, hi), &d| {
+            (lo.min(f(d)), hi.max(f(d)))
+        });
+        (lo, (hi - lo).max(f32::EPSILON))
+    };
+    let (llo, lspan) = span(&lex);
+    let (clo, cspan) = span(&|d| cosines[d]);
+    let mut scored: Vec<(usize, f32)> = pool
+        .iter()
+        .map(|&d| {
+            (
+                d,
+                weight * (lex(d) - llo) / lspan + (1.0 - weight) * (cosines[d] - clo) / cspan,
+            )
+        })
+        .collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+    scored.into_iter().take(10).map(|(d, _)| d).collect()
+}
 
 /// Where one system put one question's answers.
 #[derive(Clone, Copy, Default)]
@@ -272,14 +354,21 @@ fn main() {
             .map(|(name, ty, obs)| format!("{name} {ty} {}", obs.join(" "))),
     );
     let indexed = started.elapsed();
+    let started = Instant::now();
+    let table = table();
+    let vectors = vectors(&table, &stored);
+    let embedded = started.elapsed();
+    let position: std::collections::HashMap<&str, usize> = (stored.iter().enumerate())
+        .map(|(d, (name, _, _))| (name.as_str(), d))
+        .collect();
     // The first search of each kind builds its index.
     let (_, first_search) = call(&mut memory, 1, "search", json!({"query": "warm up"}));
     let (_, first_nodes) = call(&mut memory, 2, "search_nodes", json!({"query": "warm up"}));
 
     let questions = &corpus.questions;
-    let mut outcomes = vec![[Outcome::default(); 3]; questions.len()];
-    let mut times: [Vec<Duration>; 3] = Default::default();
-    let mut tops: Vec<[Vec<String>; 3]> = Vec::new();
+    let mut outcomes = vec![[Outcome::default(); SYSTEMS]; questions.len()];
+    let mut times: [Vec<Duration>; SYSTEMS] = Default::default();
+    let mut tops: Vec<[Vec<String>; SYSTEMS]> = Vec::new();
     for (n, q) in questions.iter().enumerate() {
         let answers: Vec<String> = q.answers.iter().map(|&(s, i)| turn_name(s, i)).collect();
         let id = 10 + 2 * n as u64;
@@ -304,8 +393,41 @@ fn main() {
         let top = bm25.top(&q.text, 10);
         times[2].push(start.elapsed());
         let baseline: Vec<String> = top.into_iter().map(|d| stored[d].0.clone()).collect();
-        let hits = [search, nodes, baseline];
-        for s in 0..3 {
+        // Semantic and hybrid: the question's vector against every entity's; the lexical
+        // side is the search tool's top CANDIDATES with their scores.
+        let start = Instant::now();
+        let mut e = table.embedder();
+        e.add(&q.text);
+        let query = e.finish().unwrap_or_else(|| vec![0.0; table.dims()]);
+        let cosines: Vec<f32> = vectors
+            .iter()
+            .map(|v| v.iter().zip(&query).map(|(a, b)| a * b).sum())
+            .collect();
+        let took = start.elapsed();
+        let (found, _) = call(
+            &mut memory,
+            id,
+            "search",
+            json!({"query": q.text, "limit": CANDIDATES}),
+        );
+        let lexical: Vec<(usize, f32)> = (found["hits"].as_array().expect("hits").iter())
+            .map(|h| {
+                let name = h["name"].as_str().expect("a name");
+                (position[name], h["score"].as_f64().expect("a score") as f32)
+            })
+            .collect();
+        let fused = HYBRID_WEIGHTS.map(|w| {
+            let top = fuse(&lexical, &cosines, w);
+            top.into_iter()
+                .map(|d| stored[d].0.clone())
+                .collect::<Vec<_>>()
+        });
+        for t in &mut times[LEXICAL.len()..] {
+            t.push(took);
+        }
+        let [semantic, h1, h2, h3] = fused;
+        let hits = [search, nodes, baseline, semantic, h1, h2, h3];
+        for s in 0..SYSTEMS {
             outcomes[n][s] = outcome(&hits[s], &answers);
         }
         tops.push(hits);
@@ -322,8 +444,8 @@ fn main() {
         corpus.seed
     );
     println!(
-        "generated in {:.2?}, loaded through create_entities/create_relations in {:.2?}, BM25 baseline indexed in {:.2?}",
-        generated, loaded, indexed
+        "generated in {:.2?}, loaded through create_entities/create_relations in {:.2?}, BM25 baseline indexed in {:.2?}, table read and entities embedded in {:.2?}",
+        generated, loaded, indexed, embedded
     );
     println!();
     println!("questions      n  content words shared with the answer (mean)  none shared");
@@ -344,7 +466,8 @@ fn main() {
         "{:<13} {:<11} {:>4}  {:>6} {:>6} {:>6} {:>8} {:>6}",
         "system", "category", "n", "R@5", "R@10", "MRR", "both@10", "empty"
     );
-    for (s, system) in SYSTEMS.iter().enumerate() {
+    for s in 0..SYSTEMS {
+        let system = system(s);
         let rows = std::iter::once(None).chain(Category::ALL.map(Some));
         for category in rows {
             let picked: Vec<Outcome> = (questions.iter().zip(&outcomes))
@@ -368,7 +491,7 @@ fn main() {
             };
             println!(
                 "{:<13} {:<11} {:>4}  {:>6.3} {:>6.3} {:>6.3} {:>8} {:>6.3}",
-                if category.is_none() { system } else { "" },
+                if category.is_none() { &system } else { "" },
                 category.map_or("all", Category::label),
                 picked.len(),
                 r5,
@@ -389,13 +512,14 @@ fn main() {
         "  first search_nodes (builds the trigrams): {}",
         micros(first_nodes)
     );
-    for (s, system) in SYSTEMS.iter().enumerate() {
-        let median = percentile(&mut times[s], 0.5);
-        let p95 = percentile(&mut times[s], 0.95);
-        let note = if s == 2 {
-            " (the baseline's own scoring, no JSON)"
-        } else {
-            ""
+    for (s, times) in times.iter_mut().enumerate() {
+        let system = system(s);
+        let median = percentile(times, 0.5);
+        let p95 = percentile(times, 0.95);
+        let note = match s {
+            2 => " (the baseline's own scoring, no JSON)",
+            3.. => " (embedding the question and a cosine per entity, no JSON)",
+            _ => "",
         };
         println!(
             "  {system:<13} median {:>10}  p95 {:>10}{note}",
@@ -421,7 +545,8 @@ fn main() {
                 for (&a, name) in q.answers.iter().zip(&answers) {
                     println!("    answer {name}: {}", corpus.answer_text(a));
                 }
-                for (s, system) in SYSTEMS.iter().enumerate() {
+                for s in 0..SYSTEMS {
+                    let system = system(s);
                     let rank = outcomes[n][s]
                         .first
                         .map_or("-".to_string(), |r| (r + 1).to_string());
