@@ -1,20 +1,15 @@
 //! The embedder: its tokeniser against the `tokenizers` library's ids, the table's checks,
 //! and vectors that put paraphrases nearer than unrelated texts.
 
+mod common;
+
+use common::embedding_table_bytes;
 use mcp_memory_core::embed::{MAGIC, Table, TableError};
 use std::sync::OnceLock;
 
-fn table_bytes() -> &'static [u8] {
-    static BYTES: OnceLock<Vec<u8>> = OnceLock::new();
-    BYTES.get_or_init(|| {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/embeddings/table.bin");
-        std::fs::read(path).expect("core/embeddings/table.bin is committed")
-    })
-}
-
 fn table() -> &'static Table {
     static TABLE: OnceLock<Table> = OnceLock::new();
-    TABLE.get_or_init(|| Table::parse(table_bytes()).expect("the committed table parses"))
+    TABLE.get_or_init(|| Table::parse(embedding_table_bytes()).expect("the committed table parses"))
 }
 
 #[test]
@@ -100,7 +95,7 @@ fn vectors_are_unit_length_and_texts_without_known_tokens_have_none() {
 
 #[test]
 fn damaged_tables_are_refused() {
-    let bytes = table_bytes();
+    let bytes = embedding_table_bytes();
     assert_eq!(Table::parse(&bytes[1..]).err(), Some(TableError::NotATable));
     assert_eq!(
         Table::parse(&bytes[..bytes.len() - 1]).err(),

@@ -1,5 +1,6 @@
 //! The graph's search indexes: the trigram index behind `search_nodes`' substring match
-//! ([`substring`]) and the ranked full-text index ([`search`]).
+//! ([`substring`]), the ranked full-text index ([`search`]) and the entities' vectors for
+//! semantic search ([`vectors`], when the host handed over an embedding table).
 //!
 //! [`Indexes`] holds both and keeps them up to date as an [`Observer`] of
 //! [`Graph::apply`]. Each is built by the first search that needs it (not during replay,
@@ -7,22 +8,31 @@
 //! renumbered; the next search builds it again). A new index is a new field here and a few
 //! lines in the observer hooks, not an edit inside `Graph::apply`.
 
+pub mod hybrid;
 pub mod search;
 pub mod substring;
+pub mod vectors;
 
+use alloc::rc::Rc;
 use alloc::vec::Vec;
 use core::cell::OnceCell;
+
+use crate::embed::Table;
 
 use crate::graph::{Entity, EntityId, Graph, Observer};
 use crate::intern::Sym;
 use search::SearchIndex;
 use substring::{SubstringIndex, buckets_of};
+use vectors::VectorIndex;
 
 /// The indexes of one graph, each built lazily.
 #[derive(Default)]
 pub struct Indexes {
     substring: OnceCell<SubstringIndex>,
     ranked: OnceCell<SearchIndex>,
+    vectors: OnceCell<VectorIndex>,
+    /// The embedding table semantic search uses, once the host handed it over.
+    table: Option<Rc<Table>>,
 }
 
 /// An entity's searchable fields: name, type, then observations.
@@ -52,6 +62,33 @@ impl Indexes {
         self.ranked.get_or_init(|| SearchIndex::build(graph))
     }
 
+    /// Drops every index built (the next search that needs one builds it again from the
+    /// graph); the embedding table stays.
+    pub fn reset(&mut self) {
+        *self = Indexes {
+            table: self.table.take(),
+            ..Indexes::default()
+        };
+    }
+
+    /// Makes semantic search use `table` (vectors are built by the first search that needs
+    /// them).
+    pub fn set_table(&mut self, table: Table) {
+        self.table = Some(Rc::new(table));
+        self.vectors = OnceCell::new();
+    }
+
+    /// The entities' vectors (built by the first call after the table was set, after start
+    /// or a re-pack), or `None` without an embedding table. `graph` must be the graph these
+    /// indexes observe.
+    pub fn vectors(&self, graph: &Graph) -> Option<&VectorIndex> {
+        let table = self.table.as_ref()?;
+        Some(
+            self.vectors
+                .get_or_init(|| VectorIndex::build(graph, Rc::clone(table))),
+        )
+    }
+
     /// Entities that may contain `needle` (lowercased) in a field, in graph order, or `None`
     /// when the needle is too short to narrow the search (then every entity may).
     pub fn substring_candidates(&self, graph: &Graph, needle: &str) -> Option<Vec<EntityId>> {
@@ -71,6 +108,9 @@ impl Observer for Indexes {
             let obs = e.observations.iter().map(|&o| s.resolve(o));
             index.add_entity(id.slot(), s.resolve(e.name), s.resolve(e.entity_type), obs);
         }
+        if let Some(index) = self.vectors.get_mut() {
+            index.set(graph, id.slot(), e);
+        }
     }
 
     fn observations_added(&mut self, graph: &Graph, id: EntityId, added: &[Sym]) {
@@ -80,6 +120,9 @@ impl Observer for Indexes {
         }
         if let Some(index) = self.ranked.get_mut() {
             index.add_observations(id.slot(), added.iter().map(|&o| s.resolve(o)));
+        }
+        if let Some(index) = self.vectors.get_mut() {
+            index.set(graph, id.slot(), graph.entity(id));
         }
     }
 
@@ -97,6 +140,9 @@ impl Observer for Indexes {
             gone.retain(|g| still.binary_search(g).is_err());
             index.remove(id.slot(), &gone);
         }
+        if let Some(index) = self.vectors.get_mut() {
+            index.set(graph, id.slot(), kept);
+        }
     }
 
     fn entity_removed(&mut self, graph: &Graph, id: EntityId, entity: &Entity) {
@@ -112,9 +158,12 @@ impl Observer for Indexes {
             let (name, kind) = (s.resolve(entity.name), s.resolve(entity.entity_type));
             index.remove_entity(id.slot(), name, kind, obs);
         }
+        if let Some(index) = self.vectors.get_mut() {
+            index.clear(id.slot());
+        }
     }
 
     fn repacked(&mut self) {
-        *self = Indexes::default();
+        self.reset();
     }
 }

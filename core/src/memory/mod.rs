@@ -11,6 +11,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
 
+use crate::embed::Table;
 use crate::graph::Graph;
 use crate::index::Indexes;
 use crate::log::{Changes, Contents, Intent, Log, LogError};
@@ -342,7 +343,7 @@ impl<L: Log> Memory<L> {
     fn reread(&mut self, records: &[Vec<u8>]) -> Result<(), String> {
         let graph = replay(records, &mut Vec::new()).map_err(|e| e.to_string())?;
         self.graph = graph;
-        self.indexes = Indexes::default();
+        self.indexes.reset();
         self.log_bytes = payload_bytes(records);
         (self.checkpoint_bytes, self.tail_bytes) = checkpoint_and_tail(records);
         Ok(())
@@ -361,6 +362,11 @@ impl<L: Log> Memory<L> {
     /// The graph's search indexes.
     pub fn indexes(&self) -> &Indexes {
         &self.indexes
+    }
+
+    /// Makes semantic and hybrid search use this embedding table.
+    pub fn set_embedding_table(&mut self, table: Table) {
+        self.indexes.set_table(table);
     }
 
     /// Why the memory cannot be used, if it cannot (every tool call then fails with this).

@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::args::count;
 use super::{Ctx, output, parse};
 use crate::graph::Graph;
+use crate::index::hybrid::{self, LEXICAL_WEIGHT, Mode, Ranked};
 use crate::index::search::{self, Options, SearchIndex};
 use crate::json;
 use crate::model::Entity;
@@ -28,6 +29,7 @@ struct SearchArgs<'a> {
     expand: bool,
     #[serde(default)]
     explain: bool,
+    mode: Option<&'a str>,
 }
 
 /// A hit: the entity, and how it ranked.
@@ -41,19 +43,46 @@ struct HitJson<'a> {
     explain: Option<ExplainJson<'a>>,
 }
 
-/// Why a hit scored what it did: `score = bm25 × proximity + expansion.score`.
-#[derive(Serialize)]
+/// Why a hit scored what it did. Lexical: `score = bm25 × proximity + expansion.score`;
+/// semantic: `score = semantic.cosine`; hybrid: `score = fusion.weight × fusion.lexical +
+/// (1 − fusion.weight) × fusion.cosine`, with the lexical parts when the words found it.
+#[derive(Serialize, Default)]
 struct ExplainJson<'a> {
     /// The first stage's score: BM25 of the words it holds, field-weighted, times the
     /// square of the share of the query's words it holds when the query was relaxed.
-    bm25: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bm25: Option<f64>,
     /// The proximity multiplier (1: no two query words close together in one field).
-    proximity: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    proximity: Option<f64>,
     /// Each query word on its own in this entity.
-    words: Vec<WordJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    words: Option<Vec<WordJson>>,
     /// The share of a related hit's score this entity received (graph expansion).
     #[serde(skip_serializing_if = "Option::is_none")]
     expansion: Option<ExpansionJson<'a>>,
+    /// The meaning side: the cosine of the query's vector and the entity's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    semantic: Option<SemanticJson>,
+    /// How a hybrid score was made of both sides.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fusion: Option<FusionJson>,
+}
+
+#[derive(Serialize)]
+struct SemanticJson {
+    /// `None`: the entity has no vector (no word of its text is known to the table).
+    cosine: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct FusionJson {
+    /// The lexical share of the score.
+    weight: f64,
+    /// The lexical score scaled to 0..1 over the candidates (0: the words did not find it).
+    lexical: f64,
+    /// The cosine scaled to 0..1 over the candidates.
+    cosine: f64,
 }
 
 #[derive(Serialize)]
@@ -83,7 +112,10 @@ fn rounded(score: f32) -> f64 {
     (x as u64) as f64 / 10_000.0
 }
 
-/// search: ranked full-text search (see `search.json` for the query language).
+/// What `search` says when a mode needs the embedding table and the host has none.
+pub const NO_TABLE: &str = "mode: semantic and hybrid search need an embedding table, and this server has not loaded one; use mode \"lexical\"";
+
+/// search: ranked search by words, meaning or both (see `search.json`).
 pub fn search(t: Ctx<'_>, a: &Value) -> Result<String, String> {
     let graph = t.graph;
     let args: SearchArgs = parse(a)?;
@@ -95,22 +127,88 @@ pub fn search(t: Ctx<'_>, a: &Value) -> Result<String, String> {
         expand: args.expand,
     };
     let index = t.indexes.ranked(graph);
-    let results = search::search(graph, index, query, &options);
-    let hits = results
-        .hits
-        .iter()
-        .map(|f| HitJson {
-            entity: graph.entity_text(graph.entity(f.id)),
-            score: rounded(f.score),
-            matched: f.matched().collect(),
-            explain: explain.then(|| explained(graph, index, query, f)),
-        })
-        .collect();
-    let structured = SearchJson {
-        hits,
-        total: results.total,
+    let vectors = t.indexes.vectors(graph);
+    let mode = match args.mode {
+        None if vectors.is_some() => Mode::Hybrid,
+        None | Some("lexical") => Mode::Lexical,
+        Some("semantic") => Mode::Semantic,
+        Some("hybrid") => Mode::Hybrid,
+        Some(other) => return Err(alloc::format!("mode: unknown mode {other:?}")),
     };
+    let (hits, total) = match (mode, vectors) {
+        (Mode::Lexical, _) => {
+            let results = search::search(graph, index, query, &options);
+            let hits = (results.hits.iter())
+                .map(|f| HitJson {
+                    entity: graph.entity_text(graph.entity(f.id)),
+                    score: rounded(f.score),
+                    matched: f.matched().collect(),
+                    explain: explain.then(|| explained(graph, index, query, f)),
+                })
+                .collect();
+            (hits, results.total)
+        }
+        (_, None) => return Err(NO_TABLE.into()),
+        (Mode::Semantic, Some(v)) => {
+            let r = hybrid::semantic(index, v, query, &options);
+            (
+                ranked_hits(graph, index, query, explain, &r.hits, None),
+                r.total,
+            )
+        }
+        (Mode::Hybrid, Some(v)) => {
+            let r = hybrid::hybrid(graph, index, v, query, &options, LEXICAL_WEIGHT);
+            let weight = Some(LEXICAL_WEIGHT);
+            (
+                ranked_hits(graph, index, query, explain, &r.hits, weight),
+                r.total,
+            )
+        }
+    };
+    let structured = SearchJson { hits, total };
     Ok(output::success(&json::pretty(&structured), &structured))
+}
+
+/// The hits of a semantic (`weight` `None`) or hybrid ranking.
+fn ranked_hits<'g>(
+    graph: &'g Graph,
+    index: &SearchIndex,
+    query: &str,
+    explain: bool,
+    hits: &[Ranked],
+    weight: Option<f32>,
+) -> Vec<HitJson<'g>> {
+    let explained = |r: &Ranked| {
+        let lexical = r.lexical.map(|f| explained(graph, index, query, &f));
+        ExplainJson {
+            semantic: Some(SemanticJson {
+                cosine: r.cosine.map(signed),
+            }),
+            fusion: weight.map(|w| FusionJson {
+                weight: f64::from(w),
+                lexical: rounded(r.lexical_scaled),
+                cosine: rounded(r.cosine_scaled),
+            }),
+            ..lexical.unwrap_or_default()
+        }
+    };
+    (hits.iter())
+        .map(|r| HitJson {
+            entity: graph.entity_text(graph.entity(r.id)),
+            score: match weight {
+                Some(_) => rounded(r.score),
+                None => signed(r.score),
+            },
+            matched: r.lexical.map_or_else(Vec::new, |f| f.matched().collect()),
+            explain: explain.then(|| explained(r)),
+        })
+        .collect()
+}
+
+/// A cosine rounded to four decimals (cosines may be negative).
+fn signed(x: f32) -> f64 {
+    let r = rounded(x.abs());
+    if x < 0.0 { -r } else { r }
 }
 
 /// The explanation of one hit (see [`ExplainJson`]).
@@ -138,10 +236,11 @@ fn explained<'g>(
         })
         .collect();
     ExplainJson {
-        bm25: rounded((f.score - gain) / f.boost.proximity.max(1.0)),
-        proximity: rounded(f.boost.proximity),
-        words,
+        bm25: Some(rounded((f.score - gain) / f.boost.proximity.max(1.0))),
+        proximity: Some(rounded(f.boost.proximity)),
+        words: Some(words),
         expansion,
+        ..ExplainJson::default()
     }
 }
 

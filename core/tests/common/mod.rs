@@ -6,6 +6,7 @@
 pub mod model;
 pub mod ops;
 
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 #[allow(unused_imports)]
@@ -40,6 +41,15 @@ pub fn initialized_at(ms: u64) -> (Server<MemLog>, MemLog) {
         "clientInfo": {"name": "claude-code", "version": "2.1.0"}}});
     m.handle_in(0, ms, &init.to_string());
     (m, log)
+}
+
+/// The shipped embedding table's bytes (`core/embeddings/table.bin`), read once.
+pub fn embedding_table_bytes() -> &'static [u8] {
+    static BYTES: OnceLock<Vec<u8>> = OnceLock::new();
+    BYTES.get_or_init(|| {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/embeddings/table.bin");
+        std::fs::read(path).expect("core/embeddings/table.bin is committed")
+    })
 }
 
 /// Proptest cases: `PROPTEST_CASES` when set (for long runs), else `default`.

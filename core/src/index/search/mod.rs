@@ -130,6 +130,12 @@ pub fn question(graph: &Graph, index: &SearchIndex, query: &str, limit: usize) -
         .collect()
 }
 
+/// The slots of entities of type `entity_type` (compared folded and tokenised, as
+/// [`Options::entity_type`]), ascending.
+pub fn of_type(index: &SearchIndex, entity_type: &str) -> Vec<u32> {
+    eval::typed(index, &text::token_list(entity_type))
+}
+
 /// Whether a query holds several words that are not stopwords (a question or a phrase in
 /// words rather than one term).
 pub fn has_several_words(query: &str) -> bool {
