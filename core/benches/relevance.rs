@@ -242,7 +242,7 @@ const CANDIDATES: usize = 100;
 fn table() -> Table {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/embeddings/table.bin");
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    Table::parse(&bytes).expect("the committed table parses")
+    Table::parse(bytes).expect("the committed table parses")
 }
 
 /// Each stored entity's unit vector (name, type, observations), zero when it has none.

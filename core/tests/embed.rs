@@ -9,7 +9,9 @@ use std::sync::OnceLock;
 
 fn table() -> &'static Table {
     static TABLE: OnceLock<Table> = OnceLock::new();
-    TABLE.get_or_init(|| Table::parse(embedding_table_bytes()).expect("the committed table parses"))
+    TABLE.get_or_init(|| {
+        Table::parse(embedding_table_bytes().to_vec()).expect("the committed table parses")
+    })
 }
 
 #[test]
@@ -96,9 +98,12 @@ fn vectors_are_unit_length_and_texts_without_known_tokens_have_none() {
 #[test]
 fn damaged_tables_are_refused() {
     let bytes = embedding_table_bytes();
-    assert_eq!(Table::parse(&bytes[1..]).err(), Some(TableError::NotATable));
     assert_eq!(
-        Table::parse(&bytes[..bytes.len() - 1]).err(),
+        Table::parse(bytes[1..].to_vec()).err(),
+        Some(TableError::NotATable)
+    );
+    assert_eq!(
+        Table::parse(bytes[..bytes.len() - 1].to_vec()).err(),
         Some(TableError::WrongSize)
     );
     let mut no_unk = bytes.to_vec();
@@ -107,11 +112,8 @@ fn damaged_tables_are_refused() {
         .position(|w| w == b"[UNK]")
         .expect("the vocabulary has [UNK]");
     no_unk[at + 1] = b'X';
-    assert_eq!(Table::parse(&no_unk).err(), Some(TableError::BadVocabulary));
+    assert_eq!(Table::parse(no_unk).err(), Some(TableError::BadVocabulary));
     let mut header_only = MAGIC.to_vec();
     header_only.extend([0u8; 12]);
-    assert_eq!(
-        Table::parse(&header_only).err(),
-        Some(TableError::WrongSize)
-    );
+    assert_eq!(Table::parse(header_only).err(), Some(TableError::WrongSize));
 }

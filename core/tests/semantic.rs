@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 /// A memory over `log` with the embedding table loaded.
 fn with_table(log: MemLog) -> Server<MemLog> {
     let mut m = open(log);
-    let table = Table::parse(embedding_table_bytes()).expect("the committed table parses");
+    let table = Table::parse(embedding_table_bytes().to_vec()).expect("the committed table parses");
     m.memory_mut().set_embedding_table(table);
     m
 }
@@ -181,4 +181,41 @@ fn explain_shows_the_lexical_and_the_semantic_parts() {
     let other = by_meaning.expect("an entity found by meaning alone");
     assert!(other["explain"].get("bm25").is_none(), "{other}");
     assert_eq!(other["explain"]["fusion"]["lexical"], json!(0.0));
+}
+
+#[test]
+fn the_host_is_asked_for_the_table_once_and_only_when_a_search_needs_it() {
+    let asked = std::rc::Rc::new(std::cell::Cell::new(0));
+    let mut m = open(MemLog::new());
+    let counter = asked.clone();
+    m.memory_mut().set_embedding_source(Box::new(move || {
+        counter.set(counter.get() + 1);
+        Some(embedding_table_bytes().to_vec())
+    }));
+    call_ok(&mut m, "create_entities", json!({ "entities": people() }));
+    call_ok(&mut m, "search_nodes", json!({"query": "Alice"}));
+    search(&mut m, json!({"query": "Alice", "mode": "lexical"}));
+    assert_eq!(asked.get(), 0, "no search by meaning yet");
+    let found = search(&mut m, json!({"query": "food allergy", "limit": 1}));
+    assert_eq!(names(&found), ["Carol"]);
+    search(&mut m, json!({"query": "fishing", "mode": "semantic"}));
+    assert_eq!(asked.get(), 1);
+}
+
+#[test]
+fn a_table_that_cannot_be_read_is_reported_and_search_stays_lexical() {
+    let mut m = open(MemLog::new());
+    m.memory_mut()
+        .set_embedding_source(Box::new(|| Some(b"not a table".to_vec())));
+    call_ok(&mut m, "create_entities", json!({ "entities": people() }));
+    let default = search(&mut m, json!({"query": "dark mode"}));
+    assert_eq!(
+        default,
+        search(&mut m, json!({"query": "dark mode", "mode": "lexical"}))
+    );
+    let why = call_err(&mut m, "search", json!({"query": "x", "mode": "hybrid"}));
+    assert!(
+        why.contains("could not be read") && why.contains("wrong magic"),
+        "{why}"
+    );
 }

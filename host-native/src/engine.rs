@@ -22,7 +22,7 @@ pub use self::exports::mcp_memory::memory::server::Options;
 /// The messages answering one message (the WIT `replies` record).
 pub use self::exports::mcp_memory::memory::server::Replies;
 use self::exports::mcp_memory::memory::server::{LogOp as WitLogOp, MemoryError};
-use self::mcp_memory::memory::log;
+use self::mcp_memory::memory::{embeddings, log};
 
 /// Why a call on the memory failed: the memory said no (the core's typed error, which the
 /// CLI matches on), or the component itself failed.
@@ -121,6 +121,16 @@ impl log::Host for HostState {
 
     fn replace(&mut self, entries: Vec<Vec<u8>>) -> Result<(), String> {
         self.log.replace(&entries).map_err(|e| e.0)
+    }
+}
+
+/// The embedding table semantic search reads, carried in the binary (8 MB) and handed to
+/// the guest when a search first needs it.
+static EMBEDDINGS: &[u8] = include_bytes!("../../core/embeddings/table.bin");
+
+impl embeddings::Host for HostState {
+    fn table(&mut self) -> Option<Vec<u8>> {
+        Some(EMBEDDINGS.to_vec())
     }
 }
 
@@ -348,27 +358,40 @@ mod tests {
         (engine, component)
     }
 
+    /// The functions of the component's import `name` (an instance), sorted.
+    fn imported_funcs<'e>(engine: &'e Engine, component: &'e Component, name: &str) -> Vec<String> {
+        let ty = component.component_type();
+        let (_, item) = (ty.imports(engine).find(|(n, _)| *n == name))
+            .unwrap_or_else(|| panic!("{name} is imported"));
+        let ComponentItem::ComponentInstance(instance) = item.ty else {
+            panic!("the {name} import is an instance, got {:?}", item.ty);
+        };
+        let mut funcs: Vec<String> = instance
+            .exports(engine)
+            .filter(|(_, e)| matches!(e.ty, ComponentItem::ComponentFunc(_)))
+            .map(|(name, _)| name.to_string())
+            .collect();
+        funcs.sort_unstable();
+        funcs
+    }
+
     #[test]
-    fn embedded_component_imports_only_the_log_interface() {
+    fn embedded_component_imports_only_the_log_and_the_embedding_table() {
         let (engine, component) = embedded();
         let ty = component.component_type();
         let imports: Vec<&str> = ty.imports(&engine).map(|(name, _)| name).collect();
-        // No WASI, no other host function: the component can touch nothing but its log.
-        assert_eq!(imports, ["mcp-memory:memory/log@0.1.0"]);
-        let (_, log) = ty.imports(&engine).next().unwrap();
-        let ComponentItem::ComponentInstance(log) = log.ty else {
-            panic!("the log import is an instance, got {:?}", log.ty);
-        };
-        let mut funcs: Vec<&str> = log
-            .exports(&engine)
-            .filter(|(_, e)| matches!(e.ty, ComponentItem::ComponentFunc(_)))
-            .map(|(name, _)| name)
-            .collect();
-        funcs.sort_unstable();
+        // No WASI, no other host function: the component can touch nothing but its log
+        // (and read the embedding table the host offers).
+        let (log, embeddings) = (
+            "mcp-memory:memory/log@0.1.0",
+            "mcp-memory:memory/embeddings@0.1.0",
+        );
+        assert_eq!(imports, [log, embeddings]);
         assert_eq!(
-            funcs,
+            imported_funcs(&engine, &component, log),
             ["append", "entries", "refresh", "replace", "replay", "sync"]
         );
+        assert_eq!(imported_funcs(&engine, &component, embeddings), ["table"]);
     }
 
     #[test]

@@ -181,6 +181,15 @@ impl FileMemory {
         self.server.set_history_days(days);
     }
 
+    /// Gives semantic and hybrid search their embedding table: `source()` returns its bytes
+    /// (a `Uint8Array`), or anything else if there is none. It is called at most once, when
+    /// a search first ranks by meaning.
+    #[wasm_bindgen(js_name = setEmbeddingSource)]
+    pub fn set_embedding_source(&mut self, source: js_sys::Function) {
+        let source = crate::table_source(source);
+        self.server.memory_mut().set_embedding_source(source);
+    }
+
     /// Warnings for the user since the last call (conversion, torn tails, stale locks).
     #[wasm_bindgen(js_name = takeWarnings)]
     pub fn take_warnings(&mut self) -> Vec<String> {

@@ -41,6 +41,16 @@ fn now() -> u64 {
     }
 }
 
+/// The embedding table from a JavaScript function returning its bytes (a `Uint8Array`),
+/// or anything else when there is none (a function that throws has none either).
+fn table_source(source: js_sys::Function) -> mcp_memory_core::index::TableSource {
+    Box::new(move || {
+        let table = source.call0(&JsValue::NULL).ok()?;
+        let bytes = table.dyn_into::<js_sys::Uint8Array>().ok()?;
+        Some(bytes.to_vec())
+    })
+}
+
 fn log_error(e: JsValue) -> LogError {
     LogError(match e.dyn_ref::<js_sys::Error>() {
         Some(error) => String::from(error.message()),

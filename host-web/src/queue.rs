@@ -108,6 +108,15 @@ impl QueueMemory {
         self.server.set_history_days(days);
     }
 
+    /// Gives semantic and hybrid search their embedding table: `source()` returns its bytes
+    /// (a `Uint8Array`), or anything else if there is none. It is called at most once, when
+    /// a search first ranks by meaning.
+    #[wasm_bindgen(js_name = setEmbeddingSource)]
+    pub fn set_embedding_source(&mut self, source: js_sys::Function) {
+        let source = crate::table_source(source);
+        self.server.memory_mut().set_embedding_source(source);
+    }
+
     /// Hands in what other writers stored since this memory last looked: records appended
     /// after the ones it has seen, or — if `replaced` — every record of a store that was
     /// rewritten. The next call applies them before it does anything else.

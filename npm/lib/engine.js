@@ -1,6 +1,7 @@
 // Loads the engine: mcp-memory-core built with wasm-bindgen (`npm run build` writes
 // dist/node/). Everything with meaning runs in it; this package only moves bytes.
 
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
@@ -18,4 +19,13 @@ export function loadEngine({ fresh = false } = {}) {
   const pinned = process.env.MCP_MEMORY_NOW;
   if (pinned) engine.pinClock(Number(pinned));
   return engine;
+}
+
+/** The embedding table's bytes (dist/embeddings.bin), or undefined if the package has none. */
+export function readEmbeddings() {
+  try {
+    return readFileSync(new URL('../dist/embeddings.bin', import.meta.url));
+  } catch {
+    return undefined;
+  }
 }

@@ -2,7 +2,7 @@
 // nine tools of @modelcontextprotocol/server-memory as methods and `handle` for raw MCP.
 
 import { NodeDisk } from './disk.js';
-import { loadEngine } from './engine.js';
+import { loadEngine, readEmbeddings } from './engine.js';
 import { memoryPath } from './config.js';
 import { TOOL_METHODS, bytesOf, toolRequest, toolResult } from './tools.js';
 
@@ -39,6 +39,7 @@ export class Memory {
     this.#disk = new NodeDisk(this.path, { durability });
     try {
       this.#inner = loadEngine().FileMemory.open(this.#disk);
+      this.#inner.setEmbeddingSource(readEmbeddings);
       if (actor) this.#inner.setActor(actor);
       if (historyDays !== undefined) this.#inner.setHistoryDays(historyDays);
     } catch (e) {

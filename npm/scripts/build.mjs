@@ -33,6 +33,10 @@ run('cargo', ['build', '--locked', '-p', 'mcp-memory-web', '--target', 'wasm32-u
 const built = path.join(root, 'target', 'wasm32-unknown-unknown', 'wasm', 'mcp_memory_web.wasm');
 
 fs.rmSync(dist, { recursive: true, force: true });
+// The embedding table semantic search reads: beside the engines, loaded on the first search
+// by meaning (Node reads the file; browsers fetch it).
+fs.mkdirSync(dist, { recursive: true });
+fs.copyFileSync(path.join(root, 'core', 'embeddings', 'table.bin'), path.join(dist, 'embeddings.bin'));
 const wasmOpt = path.join(npmDir, 'node_modules', '.bin', 'wasm-opt');
 for (const target of ['nodejs', 'web']) {
   const out = path.join(dist, target === 'nodejs' ? 'node' : 'web');

@@ -2,6 +2,7 @@
 
 extern crate alloc;
 
+use alloc::boxed::Box;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::cell::RefCell;
@@ -96,6 +97,9 @@ impl Guest for Component {
 impl GuestMemory for GuestMem {
     fn open(options: Options) -> Result<(MemoryHandle, Vec<String>), String> {
         let (mut server, warnings) = Server::open(HostLog).map_err(|e| e.to_string())?;
+        server
+            .memory_mut()
+            .set_embedding_source(Box::new(mcp_memory::memory::embeddings::table));
         server.set_actor(options.actor);
         server.set_history_days(options.history_days);
         Ok((MemoryHandle::new(GuestMem(RefCell::new(server))), warnings))

@@ -48,12 +48,14 @@ pub struct Table {
     vocab: Vocab,
     dims: usize,
     scales: Vec<f32>,
-    rows: Vec<i8>,
+    /// The table's bytes; the rows are read where they lie (from `rows_at`), not copied.
+    bytes: Vec<u8>,
+    rows_at: usize,
 }
 
 impl Table {
-    /// Reads a table's bytes (see the module's docs for the layout).
-    pub fn parse(bytes: &[u8]) -> Result<Table, TableError> {
+    /// Reads a table's bytes (see the module's docs for the layout), keeping them.
+    pub fn parse(bytes: Vec<u8>) -> Result<Table, TableError> {
         let header = 8 + 3 * 4;
         if bytes.len() < header || bytes[..8] != MAGIC {
             return Err(TableError::NotATable);
@@ -79,12 +81,12 @@ impl Table {
             .chunks_exact(4)
             .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
             .collect();
-        let rows = bytes[scales_end..].iter().map(|&b| b as i8).collect();
         Ok(Table {
             vocab,
             dims,
             scales,
-            rows,
+            bytes,
+            rows_at: scales_end,
         })
     }
 
@@ -127,10 +129,10 @@ impl Embedder<'_> {
         t.vocab.tokenize(text, &mut self.buf, &mut self.ids);
         let unk = t.vocab.unk();
         for &id in self.ids.iter().filter(|&&id| id != unk) {
-            let at = id as usize * t.dims;
+            let at = t.rows_at + id as usize * t.dims;
             let scale = t.scales[id as usize];
-            for (s, &r) in self.sum.iter_mut().zip(&t.rows[at..at + t.dims]) {
-                *s += f32::from(r) * scale;
+            for (s, &r) in self.sum.iter_mut().zip(&t.bytes[at..at + t.dims]) {
+                *s += f32::from(r as i8) * scale;
             }
             self.tokens += 1;
         }

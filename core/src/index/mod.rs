@@ -13,11 +13,12 @@ pub mod search;
 pub mod substring;
 pub mod vectors;
 
+use alloc::boxed::Box;
 use alloc::rc::Rc;
 use alloc::vec::Vec;
-use core::cell::OnceCell;
+use core::cell::{Cell, OnceCell};
 
-use crate::embed::Table;
+use crate::embed::{Table, TableError};
 
 use crate::graph::{Entity, EntityId, Graph, Observer};
 use crate::intern::Sym;
@@ -31,8 +32,23 @@ pub struct Indexes {
     substring: OnceCell<SubstringIndex>,
     ranked: OnceCell<SearchIndex>,
     vectors: OnceCell<VectorIndex>,
-    /// The embedding table semantic search uses, once the host handed it over.
-    table: Option<Rc<Table>>,
+    /// The embedding table semantic search uses, read from `source` by the first search
+    /// that asks for it.
+    table: OnceCell<Result<Rc<Table>, NoTable>>,
+    /// Where the table comes from (the host), until it is read.
+    source: Cell<Option<TableSource>>,
+}
+
+/// Gives the embedding table's bytes, or `None` if the host has none; called at most once.
+pub type TableSource = Box<dyn FnOnce() -> Option<alloc::vec::Vec<u8>>>;
+
+/// Why there is no embedding table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoTable {
+    /// The host has none (or gave no source).
+    Missing,
+    /// The host's bytes are not a table.
+    Unreadable(TableError),
 }
 
 /// An entity's searchable fields: name, type, then observations.
@@ -63,30 +79,48 @@ impl Indexes {
     }
 
     /// Drops every index built (the next search that needs one builds it again from the
-    /// graph); the embedding table stays.
+    /// graph); the embedding table and its source stay.
     pub fn reset(&mut self) {
         *self = Indexes {
-            table: self.table.take(),
+            table: core::mem::take(&mut self.table),
+            source: self.source.take().into(),
             ..Indexes::default()
         };
     }
 
-    /// Makes semantic search use `table` (vectors are built by the first search that needs
-    /// them).
+    /// Makes semantic search use `table`.
     pub fn set_table(&mut self, table: Table) {
-        self.table = Some(Rc::new(table));
+        self.table = OnceCell::from(Ok(Rc::new(table)));
         self.vectors = OnceCell::new();
     }
 
-    /// The entities' vectors (built by the first call after the table was set, after start
-    /// or a re-pack), or `None` without an embedding table. `graph` must be the graph these
-    /// indexes observe.
-    pub fn vectors(&self, graph: &Graph) -> Option<&VectorIndex> {
-        let table = self.table.as_ref()?;
-        Some(
-            self.vectors
-                .get_or_init(|| VectorIndex::build(graph, Rc::clone(table))),
-        )
+    /// Makes semantic search read its table from `source` when it first needs it.
+    pub fn set_table_source(&mut self, source: TableSource) {
+        self.table = OnceCell::new();
+        self.source = Some(source).into();
+        self.vectors = OnceCell::new();
+    }
+
+    /// The embedding table (read from its source by the first call), or why there is none.
+    pub fn table(&self) -> Result<&Rc<Table>, &NoTable> {
+        let table = self.table.get_or_init(|| {
+            let bytes = self.source.take().and_then(|source| source());
+            let bytes = bytes.ok_or(NoTable::Missing)?;
+            Table::parse(bytes)
+                .map(Rc::new)
+                .map_err(NoTable::Unreadable)
+        });
+        table.as_ref()
+    }
+
+    /// The entities' vectors (built by the first call after start, a re-pack or a new
+    /// table), or why there is no embedding table. `graph` must be the graph these indexes
+    /// observe.
+    pub fn vectors(&self, graph: &Graph) -> Result<&VectorIndex, &NoTable> {
+        let table = self.table()?;
+        Ok(self
+            .vectors
+            .get_or_init(|| VectorIndex::build(graph, Rc::clone(table))))
     }
 
     /// Entities that may contain `needle` (lowercased) in a field, in graph order, or `None`

@@ -13,7 +13,7 @@ use core::fmt;
 
 use crate::embed::Table;
 use crate::graph::Graph;
-use crate::index::Indexes;
+use crate::index::{Indexes, TableSource};
 use crate::log::{Changes, Contents, Intent, Log, LogError};
 use crate::model::{Millis, Provenance};
 use crate::record::{Agent, DecodeError, Op, Record, Stamp, is_checkpoint};
@@ -367,6 +367,12 @@ impl<L: Log> Memory<L> {
     /// Makes semantic and hybrid search use this embedding table.
     pub fn set_embedding_table(&mut self, table: Table) {
         self.indexes.set_table(table);
+    }
+
+    /// Makes semantic and hybrid search read their embedding table from `source` (the
+    /// host) when a search first needs it.
+    pub fn set_embedding_source(&mut self, source: TableSource) {
+        self.indexes.set_table_source(source);
     }
 
     /// Why the memory cannot be used, if it cannot (every tool call then fails with this).

@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::args::count;
 use super::{Ctx, output, parse};
 use crate::graph::Graph;
+use crate::index::NoTable;
 use crate::index::hybrid::{self, LEXICAL_WEIGHT, Mode, Ranked};
 use crate::index::search::{self, Options, SearchIndex};
 use crate::json;
@@ -112,8 +113,13 @@ fn rounded(score: f32) -> f64 {
     (x as u64) as f64 / 10_000.0
 }
 
-/// What `search` says when a mode needs the embedding table and the host has none.
-pub const NO_TABLE: &str = "mode: semantic and hybrid search need an embedding table, and this server has not loaded one; use mode \"lexical\"";
+/// Why `search` cannot rank by meaning, for the caller.
+fn no_table(why: &NoTable) -> String {
+    match why {
+        NoTable::Missing => "mode: semantic and hybrid search need an embedding table, and this server has none; use mode \"lexical\"".into(),
+        NoTable::Unreadable(e) => alloc::format!("mode: semantic and hybrid search need an embedding table, and this server's could not be read ({e}); use mode \"lexical\""),
+    }
+}
 
 /// search: ranked search by words, meaning or both (see `search.json`).
 pub fn search(t: Ctx<'_>, a: &Value) -> Result<String, String> {
@@ -127,28 +133,19 @@ pub fn search(t: Ctx<'_>, a: &Value) -> Result<String, String> {
         expand: args.expand,
     };
     let index = t.indexes.ranked(graph);
-    let vectors = t.indexes.vectors(graph);
     let mode = match args.mode {
-        None if vectors.is_some() => Mode::Hybrid,
+        // The first search without a mode reads the table, if the host has one.
+        None if t.indexes.table().is_ok() => Mode::Hybrid,
         None | Some("lexical") => Mode::Lexical,
         Some("semantic") => Mode::Semantic,
         Some("hybrid") => Mode::Hybrid,
         Some(other) => return Err(alloc::format!("mode: unknown mode {other:?}")),
     };
+    let vectors = match mode {
+        Mode::Lexical => None,
+        _ => Some(t.indexes.vectors(graph).map_err(no_table)?),
+    };
     let (hits, total) = match (mode, vectors) {
-        (Mode::Lexical, _) => {
-            let results = search::search(graph, index, query, &options);
-            let hits = (results.hits.iter())
-                .map(|f| HitJson {
-                    entity: graph.entity_text(graph.entity(f.id)),
-                    score: rounded(f.score),
-                    matched: f.matched().collect(),
-                    explain: explain.then(|| explained(graph, index, query, f)),
-                })
-                .collect();
-            (hits, results.total)
-        }
-        (_, None) => return Err(NO_TABLE.into()),
         (Mode::Semantic, Some(v)) => {
             let r = hybrid::semantic(index, v, query, &options);
             (
@@ -163,6 +160,18 @@ pub fn search(t: Ctx<'_>, a: &Value) -> Result<String, String> {
                 ranked_hits(graph, index, query, explain, &r.hits, weight),
                 r.total,
             )
+        }
+        _ => {
+            let results = search::search(graph, index, query, &options);
+            let hits = (results.hits.iter())
+                .map(|f| HitJson {
+                    entity: graph.entity_text(graph.entity(f.id)),
+                    score: rounded(f.score),
+                    matched: f.matched().collect(),
+                    explain: explain.then(|| explained(graph, index, query, f)),
+                })
+                .collect();
+            (hits, results.total)
         }
     };
     let structured = SearchJson { hits, total };
@@ -185,7 +194,7 @@ fn ranked_hits<'g>(
                 cosine: r.cosine.map(signed),
             }),
             fusion: weight.map(|w| FusionJson {
-                weight: f64::from(w),
+                weight: rounded(w),
                 lexical: rounded(r.lexical_scaled),
                 cosine: rounded(r.cosine_scaled),
             }),
