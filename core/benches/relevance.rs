@@ -3,9 +3,9 @@
 //! dialogue turn, and a few hundred questions in words whose answering turns are known.
 //! Every question is asked verbatim to the ranked `search` tool, to `search_nodes`, and to a
 //! plain BM25 baseline over the same text; and, with the static embedding table
-//! (`core/embeddings/`), to a semantic ranking (cosine of the question's vector and each
-//! entity's) and to hybrid fusions of `search`'s scores with it at several weights (issue L:
-//! what fusion adds, and which weight). The bench prints Recall@5, Recall@10 and MRR per
+//! (`core/embeddings/`), to `search`'s semantic and hybrid modes and to fusions of its
+//! lexical scores with the table's cosines computed here at several weights (issue L: what
+//! fusion adds, and which weight). The bench prints Recall@5, Recall@10 and MRR per
 //! system and question category, and the time per question. Not a test: nothing here
 //! asserts a figure.
 //!
@@ -217,32 +217,36 @@ fn dump(corpus: &Corpus, dir: &PathBuf) -> std::io::Result<()> {
 }
 
 /// The systems measured: these, then one per entry of [`HYBRID_WEIGHTS`].
-const LEXICAL: [&str; 3] = ["search", "search_nodes", "bm25"];
+const FIXED: [&str; 5] = ["search", "search_nodes", "bm25", "semantic", "hybrid"];
 
 /// How many systems are measured.
-const SYSTEMS: usize = LEXICAL.len() + HYBRID_WEIGHTS.len();
+const SYSTEMS: usize = FIXED.len() + HYBRID_WEIGHTS.len();
 
 /// System `s`'s name.
 fn system(s: usize) -> String {
-    match s.checked_sub(LEXICAL.len()).map(|h| HYBRID_WEIGHTS[h]) {
-        None => LEXICAL[s].to_string(),
-        Some(0.0) => "semantic".to_string(),
-        Some(w) => format!("hybrid {w}"),
+    match s.checked_sub(FIXED.len()).map(|h| HYBRID_WEIGHTS[h]) {
+        None => FIXED[s].to_string(),
+        Some(w) => format!("fused {w}"),
     }
 }
 
-/// The lexical share of the hybrid systems' fused score (the rest is cosine): each becomes a
-/// system of its own, so the weight is chosen on this bench.
-const HYBRID_WEIGHTS: [f32; 4] = [0.0, 0.25, 0.3, 0.4];
+/// Lexical weights of fusions computed here, over the search tool's lexical scores and
+/// the table's cosines, to choose the weight the `search` tool's hybrid mode uses (its
+/// `hybrid` row above; `search` and `search_nodes` rank by words, `semantic` by meaning).
+const HYBRID_WEIGHTS: [f32; 3] = [0.2, 0.3, 0.4];
 
 /// Candidates each side offers to the fusion.
 const CANDIDATES: usize = 100;
 
 /// The static embedding table (core/embeddings/table.bin).
 fn table() -> Table {
+    Table::parse(table_bytes()).expect("the committed table parses")
+}
+
+/// The table's bytes.
+fn table_bytes() -> Vec<u8> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/embeddings/table.bin");
-    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    Table::parse(bytes).expect("the committed table parses")
+    std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
 /// Each stored entity's unit vector (name, type, observations), zero when it has none.
@@ -361,8 +365,14 @@ fn main() {
     let position: std::collections::HashMap<&str, usize> = (stored.iter().enumerate())
         .map(|(d, (name, _, _))| (name.as_str(), d))
         .collect();
-    // The first search of each kind builds its index.
-    let (_, first_search) = call(&mut memory, 1, "search", json!({"query": "warm up"}));
+    let tool_table = mcp_memory_core::embed::Table::parse(table_bytes()).expect("parses");
+    memory.memory_mut().set_embedding_table(tool_table);
+    // The first search of each kind builds its index (the first semantic one embeds every
+    // entity).
+    let lexical_mode = json!({"query": "warm up", "mode": "lexical"});
+    let (_, first_search) = call(&mut memory, 1, "search", lexical_mode);
+    let semantic_mode = json!({"query": "warm up", "mode": "semantic"});
+    let (_, first_semantic) = call(&mut memory, 1, "search", semantic_mode);
     let (_, first_nodes) = call(&mut memory, 2, "search_nodes", json!({"query": "warm up"}));
 
     let questions = &corpus.questions;
@@ -376,10 +386,16 @@ fn main() {
             &mut memory,
             id,
             "search",
-            json!({"query": q.text, "limit": 10}),
+            json!({"query": q.text, "limit": 10, "mode": "lexical"}),
         );
         let search = names(&found["hits"]);
         times[0].push(took);
+        let [semantic, hybrid] = ["semantic", "hybrid"].map(|mode| {
+            let args = json!({"query": q.text, "limit": 10, "mode": mode});
+            let (found, took) = call(&mut memory, id, "search", args);
+            times[if mode == "semantic" { 3 } else { 4 }].push(took);
+            names(&found["hits"])
+        });
         let (found, took) = call(
             &mut memory,
             id + 1,
@@ -408,7 +424,7 @@ fn main() {
             &mut memory,
             id,
             "search",
-            json!({"query": q.text, "limit": CANDIDATES}),
+            json!({"query": q.text, "limit": CANDIDATES, "mode": "lexical"}),
         );
         let lexical: Vec<(usize, f32)> = (found["hits"].as_array().expect("hits").iter())
             .map(|h| {
@@ -422,11 +438,11 @@ fn main() {
                 .map(|d| stored[d].0.clone())
                 .collect::<Vec<_>>()
         });
-        for t in &mut times[LEXICAL.len()..] {
+        for t in &mut times[FIXED.len()..] {
             t.push(took);
         }
-        let [semantic, h1, h2, h3] = fused;
-        let hits = [search, nodes, baseline, semantic, h1, h2, h3];
+        let [h1, h2, h3] = fused;
+        let hits = [search, nodes, baseline, semantic, hybrid, h1, h2, h3];
         for s in 0..SYSTEMS {
             outcomes[n][s] = outcome(&hits[s], &answers);
         }
@@ -512,13 +528,17 @@ fn main() {
         "  first search_nodes (builds the trigrams): {}",
         micros(first_nodes)
     );
+    println!(
+        "  first semantic search (embeds every entity): {}",
+        micros(first_semantic)
+    );
     for (s, times) in times.iter_mut().enumerate() {
         let system = system(s);
         let median = percentile(times, 0.5);
         let p95 = percentile(times, 0.95);
         let note = match s {
             2 => " (the baseline's own scoring, no JSON)",
-            3.. => " (embedding the question and a cosine per entity, no JSON)",
+            5.. => " (embedding the question and a cosine per entity here, f32, no JSON)",
             _ => "",
         };
         println!(

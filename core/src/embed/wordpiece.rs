@@ -188,7 +188,12 @@ fn is_chinese(c: char) -> bool {
 }
 
 fn is_punctuation(c: char) -> bool {
-    c.is_ascii_punctuation() || c.general_category_group() == GeneralCategoryGroup::Punctuation
+    if c.is_ascii() {
+        // Every ASCII character of category P* is ASCII punctuation (not all of it is: `$`,
+        // `+`, `^` and others are symbols, which BERT splits off too).
+        return c.is_ascii_punctuation();
+    }
+    c.general_category_group() == GeneralCategoryGroup::Punctuation
 }
 
 /// Step 2 of the module's docs: the words of normalised text.

@@ -62,8 +62,9 @@ pub struct Results {
 }
 
 /// The entities nearest to `query` in meaning (none when no word of it has a vector).
-pub fn semantic(
-    ranked: &SearchIndex,
+/// `ranked` gives the ranked index, needed only to filter by type.
+pub fn semantic<'i>(
+    ranked: impl FnOnce() -> &'i SearchIndex,
     vectors: &VectorIndex,
     query: &str,
     options: &Options<'_>,
@@ -109,9 +110,9 @@ pub fn hybrid(
         },
     );
     let q = vectors.query(query);
-    let near = q
-        .as_ref()
-        .map_or_else(Vec::new, |q| nearest(ranked, vectors, q, depth, options).0);
+    let near = q.as_ref().map_or_else(Vec::new, |q| {
+        nearest(|| ranked, vectors, q, depth, options).0
+    });
     let mut pool: Vec<Ranked> = (lexical.hits.iter())
         .map(|f| Ranked {
             id: f.id,
@@ -155,8 +156,8 @@ pub fn hybrid(
 }
 
 /// The `k` nearest slots of the type `options` asks for, and how many slots were ranked.
-fn nearest(
-    ranked: &SearchIndex,
+fn nearest<'i>(
+    ranked: impl FnOnce() -> &'i SearchIndex,
     vectors: &VectorIndex,
     q: &Query,
     k: usize,
@@ -165,7 +166,7 @@ fn nearest(
     match options.entity_type {
         None => vectors.nearest(q, k, |_| true),
         Some(t) => {
-            let typed = search::of_type(ranked, t);
+            let typed = search::of_type(ranked(), t);
             vectors.nearest(q, k, |slot| typed.binary_search(&slot).is_ok())
         }
     }

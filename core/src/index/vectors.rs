@@ -11,7 +11,7 @@ use alloc::rc::Rc;
 use alloc::vec;
 use alloc::vec::Vec;
 
-use crate::embed::Table;
+use crate::embed::{Embedder, Table};
 use crate::graph::{Entity, Graph};
 
 /// The largest code: vectors are scaled so their largest component is ±127.
@@ -37,23 +37,35 @@ impl VectorIndex {
     /// The vectors of every entity of `graph`.
     pub fn build(graph: &Graph, table: Rc<Table>) -> VectorIndex {
         let dims = table.dims();
+        // Sized once (slots of the last entity): a vector grown as it fills would leave
+        // holes a WebAssembly heap never gives back.
+        let slots = graph
+            .entities()
+            .last()
+            .map_or(0, |(id, _)| id.slot() as usize + 1);
         let mut index = VectorIndex {
             table,
             dims,
-            codes: Vec::new(),
-            scales: Vec::new(),
+            codes: Vec::with_capacity(slots * dims),
+            scales: Vec::with_capacity(slots),
         };
+        let table = Rc::clone(&index.table);
+        let mut embedder = table.embedder();
         for (id, e) in graph.entities() {
-            index.set(graph, id.slot(), e);
+            index.put(graph, id.slot(), e, &mut embedder);
         }
         index
     }
 
     /// Embeds `e` (name, type, current observations) as slot `slot`'s vector.
     pub fn set(&mut self, graph: &Graph, slot: u32, e: &Entity) {
-        let s = graph.strings();
         let table = Rc::clone(&self.table);
-        let mut embedder = table.embedder();
+        self.put(graph, slot, e, &mut table.embedder());
+    }
+
+    /// [`VectorIndex::set`] with `embedder`'s scratch space.
+    fn put(&mut self, graph: &Graph, slot: u32, e: &Entity, embedder: &mut Embedder<'_>) {
+        let s = graph.strings();
         for sym in [e.name, e.entity_type]
             .into_iter()
             .chain(e.observations.iter().copied())

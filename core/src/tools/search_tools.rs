@@ -132,7 +132,6 @@ pub fn search(t: Ctx<'_>, a: &Value) -> Result<String, String> {
         offset: args.offset.map_or(0, count),
         expand: args.expand,
     };
-    let index = t.indexes.ranked(graph);
     let mode = match args.mode {
         // The first search without a mode reads the table, if the host has one.
         None if t.indexes.table().is_ok() => Mode::Hybrid,
@@ -147,21 +146,20 @@ pub fn search(t: Ctx<'_>, a: &Value) -> Result<String, String> {
     };
     let (hits, total) = match (mode, vectors) {
         (Mode::Semantic, Some(v)) => {
-            let r = hybrid::semantic(index, v, query, &options);
-            (
-                ranked_hits(graph, index, query, explain, &r.hits, None),
-                r.total,
-            )
+            // Only a type filter needs the ranked index (it folds types as words).
+            let r = hybrid::semantic(|| t.indexes.ranked(graph), v, query, &options);
+            let hits = ranked_hits(graph, None, query, explain, &r.hits, None);
+            (hits, r.total)
         }
         (Mode::Hybrid, Some(v)) => {
+            let index = t.indexes.ranked(graph);
             let r = hybrid::hybrid(graph, index, v, query, &options, LEXICAL_WEIGHT);
             let weight = Some(LEXICAL_WEIGHT);
-            (
-                ranked_hits(graph, index, query, explain, &r.hits, weight),
-                r.total,
-            )
+            let hits = ranked_hits(graph, Some(index), query, explain, &r.hits, weight);
+            (hits, r.total)
         }
         _ => {
+            let index = t.indexes.ranked(graph);
             let results = search::search(graph, index, query, &options);
             let hits = (results.hits.iter())
                 .map(|f| HitJson {
@@ -178,17 +176,18 @@ pub fn search(t: Ctx<'_>, a: &Value) -> Result<String, String> {
     Ok(output::success(&json::pretty(&structured), &structured))
 }
 
-/// The hits of a semantic (`weight` `None`) or hybrid ranking.
+/// The hits of a semantic (`weight` `None`) or hybrid ranking; `index` (hybrid) explains
+/// the lexical side.
 fn ranked_hits<'g>(
     graph: &'g Graph,
-    index: &SearchIndex,
+    index: Option<&SearchIndex>,
     query: &str,
     explain: bool,
     hits: &[Ranked],
     weight: Option<f32>,
 ) -> Vec<HitJson<'g>> {
     let explained = |r: &Ranked| {
-        let lexical = r.lexical.map(|f| explained(graph, index, query, &f));
+        let lexical = (r.lexical.zip(index)).map(|(f, index)| explained(graph, index, query, &f));
         ExplainJson {
             semantic: Some(SemanticJson {
                 cosine: r.cosine.map(signed),
