@@ -30,6 +30,13 @@ export interface BrowserOpenOptions {
    * copy that file; see the README). Only the first open's value counts.
    */
   wasm?: string | URL | Request | Response | BufferSource | WebAssembly.Module;
+  /**
+   * The embedding table semantic and hybrid search read: a URL (default: `dist/embeddings.bin`
+   * beside the package's JavaScript; bundlers must copy it), its bytes, a function resolving
+   * to them, or `false` for none (search then ranks by words). Read only when a search first
+   * ranks by meaning; that call waits for it.
+   */
+  embeddings?: string | URL | BufferSource | (() => BufferSource | Promise<BufferSource>) | false;
 }
 
 /**

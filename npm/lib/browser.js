@@ -26,6 +26,20 @@ function loadEngine(wasm) {
 
 const decoder = new TextDecoder();
 
+/** The embedding table shipped beside the engine. */
+const EMBEDDINGS = new URL('../dist/embeddings.bin', import.meta.url);
+
+/** The bytes of an `embeddings` option (see `BrowserMemory.open`), or null for none. */
+async function tableBytes(source) {
+  if (typeof source === 'function') source = await source();
+  if (typeof source === 'string' || source instanceof URL) {
+    const response = await fetch(source);
+    if (!response.ok) throw new Error(`${source}: HTTP ${response.status}`);
+    source = await response.arrayBuffer();
+  }
+  return source ? bytesOf(source) : null;
+}
+
 /** The engine's memory over these records, keeping `historyDays` of history if given. */
 function openQueue(records, historyDays) {
   const inner = QueueMemory.open(records);
@@ -45,15 +59,18 @@ export class BrowserMemory extends EventTarget {
    * Options: `durability`: 'strict' (default: a reply waits until its change is on disk) or
    * 'relaxed' (until IndexedDB committed it; the browser flushes it to disk soon after); `indexedDB`: the IndexedDB factory (the global one by default); `historyDays`:
    * days of history kept for the history tool, reads asOf and undo (default 30; 0: none); `wasm`:
-   * where the engine's .wasm file is (see the README).
+   * where the engine's .wasm file is (see the README); `embeddings`: the embedding table
+   * semantic search reads — a URL (by default `embeddings.bin` next to the engine), its bytes,
+   * a function resolving to them, or `false` for none. It is fetched only when a search
+   * first ranks by meaning; that call waits for it.
    * Rejects if IndexedDB is unavailable or the log holds records this version cannot read.
    */
-  static async open(name = 'default', { durability = 'strict', indexedDB, historyDays, wasm } = {}) {
+  static async open(name = 'default', { durability = 'strict', indexedDB, historyDays, wasm, embeddings = EMBEDDINGS } = {}) {
     await loadEngine(wasm);
     const log = await IdbLog.open(name, { durability, indexedDB });
     try {
       const records = await log.load();
-      return new BrowserMemory(name, log, openQueue(records, historyDays), historyDays);
+      return new BrowserMemory(name, log, openQueue(records, historyDays), historyDays, embeddings);
     } catch (e) {
       log.close();
       throw e;
@@ -78,14 +95,23 @@ export class BrowserMemory extends EventTarget {
   /** Days of history kept (undefined: the engine's default). */
   #historyDays;
 
+  /** Where the embedding table comes from (the `embeddings` option). */
+  #embeddings;
+  /** The table's bytes once read (null: there is none), undefined before. */
+  #table;
+  /** Whether the engine asked for the table during the current call before it was read. */
+  #wanted = false;
+
   /** Use `BrowserMemory.open`. */
-  constructor(name, log, inner, historyDays) {
+  constructor(name, log, inner, historyDays, embeddings) {
     super();
     /** The memory's name (its IndexedDB database is `mcp-memory:<name>`). */
     this.name = name;
     this.#log = log;
     this.#inner = inner;
     this.#historyDays = historyDays;
+    this.#embeddings = embeddings;
+    this.#offerTable(inner);
     // Other tabs (and other BrowserMemory objects of this name) say when they changed the
     // memory; listeners may want to look again.
     this.#channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(`mcp-memory:${name}`) : null;
@@ -179,15 +205,23 @@ export class BrowserMemory extends EventTarget {
     const attempt = this.#queue.then(async () => {
       let wrote = false;
       try {
-        const result = await this.#log.cycle(({ records, replaced }) => {
-          this.#inner.deliver(records, replaced);
-          const result = call(this.#inner);
-          const writes = this.#inner.takeWrites();
-          wrote = writes.records.length > 0;
-          return { result, writes };
-        });
-        if (wrote) this.#channel?.postMessage('change');
-        return result;
+        for (;;) {
+          this.#wanted = false;
+          const result = await this.#log.cycle(({ records, replaced }) => {
+            this.#inner.deliver(records, replaced);
+            const result = call(this.#inner);
+            const writes = this.#inner.takeWrites();
+            wrote = writes.records.length > 0;
+            return { result, writes };
+          });
+          if (wrote) this.#channel?.postMessage('change');
+          // A search asked for the embedding table before it was read: read it, and answer
+          // the call again with it (a call that asks for it only reads, unless it also
+          // wrote, and then its answer stands).
+          if (!this.#wanted || wrote || this.#table !== undefined) return result;
+          this.#table = await tableBytes(this.#embeddings).catch(() => null);
+          this.#offerTable(this.#inner);
+        }
       } catch (e) {
         let reason = `the memory could not be stored: ${e?.message ?? e}`;
         try {
@@ -203,11 +237,20 @@ export class BrowserMemory extends EventTarget {
     return attempt;
   }
 
+  /** Gives `inner` the embedding table, as far as it is read. */
+  #offerTable(inner) {
+    inner.setEmbeddingSource(() => {
+      if (this.#table === undefined) this.#wanted = true;
+      return this.#table ?? undefined;
+    });
+  }
+
   /** Replaces the engine's memory with what the log holds. */
   async #reload() {
     const records = await this.#log.load();
     const old = this.#inner;
     this.#inner = openQueue(records, this.#historyDays);
+    this.#offerTable(this.#inner);
     try {
       old.free();
     } catch {

@@ -308,3 +308,41 @@ test('Symbol.asyncDispose closes a BrowserMemory once its calls finish (what `aw
     await again.close();
   }
 });
+
+// ---------------------------------------------------------------------------------------
+// Search by meaning
+
+const PEOPLE = [
+  entity('Alice', 'person', ['works as a software engineer at a search company']),
+  entity('Bob', 'person', ['goes fishing on the lake every weekend']),
+];
+
+test('BrowserMemory reads the embedding table only when a search first ranks by meaning, and that search uses it', async () => {
+  const table = fs.readFileSync(path.join(NPM_DIR, 'dist', 'embeddings.bin'));
+  let asked = 0;
+  const memory = await open(unique(), {
+    embeddings: async () => {
+      asked += 1;
+      return table;
+    },
+  });
+  await memory.callTool('create_entities', { entities: PEOPLE });
+  await memory.callTool('search', { query: 'Alice', mode: 'lexical' });
+  await memory.callTool('search_nodes', { query: 'Alice' });
+  assert.equal(asked, 0, 'nothing ranked by meaning yet');
+  const found = await memory.callTool('search', { query: 'who writes computer programs for a living', limit: 1 });
+  assert.deepEqual(found.hits.map((h) => h.name), ['Alice'], 'hybrid by default, with the table');
+  const near = await memory.callTool('search', { query: 'a hobby by the water', mode: 'semantic', limit: 1 });
+  assert.deepEqual(near.hits.map((h) => h.name), ['Bob']);
+  assert.equal(asked, 1);
+  await memory.close();
+});
+
+test('BrowserMemory without an embedding table searches by words and says why the semantic modes fail', async () => {
+  const memory = await open(unique(), { embeddings: false });
+  await memory.callTool('create_entities', { entities: PEOPLE });
+  const lexical = await memory.callTool('search', { query: 'fishing', mode: 'lexical' });
+  assert.deepEqual(await memory.callTool('search', { query: 'fishing' }), lexical);
+  await assert.rejects(memory.callTool('search', { query: 'fishing', mode: 'semantic' }), (e) => e instanceof ToolError && /embedding table/.test(e.message));
+  await memory.close();
+});
