@@ -51,6 +51,20 @@ pub struct Ranked {
     pub cosine_scaled: f32,
 }
 
+impl Ranked {
+    /// An entity not yet scored: what each side said of it.
+    fn found(id: EntityId, lexical: Option<Found>, cosine: Option<f32>) -> Ranked {
+        Ranked {
+            id,
+            score: 0.0,
+            lexical,
+            lexical_scaled: 0.0,
+            cosine,
+            cosine_scaled: 0.0,
+        }
+    }
+}
+
 /// A page of entities ranked by meaning.
 #[derive(Debug, Default)]
 pub struct Results {
@@ -76,12 +90,8 @@ pub fn semantic<'i>(
     let (nearest, total) = nearest(ranked, vectors, &q, want, options);
     let hits = (nearest.into_iter().skip(options.offset))
         .map(|(slot, cos)| Ranked {
-            id: EntityId::from_slot(slot),
             score: cos,
-            lexical: None,
-            lexical_scaled: 0.0,
-            cosine: Some(cos),
-            cosine_scaled: 0.0,
+            ..Ranked::found(EntityId::from_slot(slot), None, Some(cos))
         })
         .collect();
     Results { hits, total }
@@ -114,29 +124,17 @@ pub fn hybrid(
         nearest(|| ranked, vectors, q, depth, options).0
     });
     let mut pool: Vec<Ranked> = (lexical.hits.iter())
-        .map(|f| Ranked {
-            id: f.id,
-            score: 0.0,
-            lexical: Some(*f),
-            lexical_scaled: 0.0,
-            cosine: q.as_ref().and_then(|q| vectors.cosine(q, f.id.slot())),
-            cosine_scaled: 0.0,
+        .map(|f| {
+            let cosine = q.as_ref().and_then(|q| vectors.cosine(q, f.id.slot()));
+            Ranked::found(f.id, Some(*f), cosine)
         })
         .collect();
     pool.sort_by_key(|r| r.id.slot());
     for (slot, cos) in near {
         if let Err(at) = pool.binary_search_by_key(&slot, |r| r.id.slot()) {
-            let id = EntityId::from_slot(slot);
             pool.insert(
                 at,
-                Ranked {
-                    id,
-                    score: 0.0,
-                    lexical: None,
-                    lexical_scaled: 0.0,
-                    cosine: Some(cos),
-                    cosine_scaled: 0.0,
-                },
+                Ranked::found(EntityId::from_slot(slot), None, Some(cos)),
             );
         }
     }

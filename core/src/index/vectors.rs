@@ -20,8 +20,7 @@ const CODE_MAX: f32 = 127.0;
 /// The vectors of a graph's entities, by slot.
 pub struct VectorIndex {
     table: Rc<Table>,
-    dims: usize,
-    /// Slot `s`'s codes are `codes[s * dims..][..dims]`.
+    /// Slot `s`'s codes are `codes[s * dims..][..dims]` (`dims`: the table's).
     codes: Vec<i8>,
     /// Slot `s`'s scale; 0 for a slot without a vector (empty, deleted, or no known token).
     scales: Vec<f32>,
@@ -45,7 +44,6 @@ impl VectorIndex {
             .map_or(0, |(id, _)| id.slot() as usize + 1);
         let mut index = VectorIndex {
             table,
-            dims,
             codes: Vec::with_capacity(slots * dims),
             scales: Vec::with_capacity(slots),
         };
@@ -72,16 +70,25 @@ impl VectorIndex {
         {
             embedder.add(s.resolve(sym));
         }
-        let slot = slot as usize;
+        let (slot, dims) = (slot as usize, self.dims());
         if self.scales.len() <= slot {
             self.scales.resize(slot + 1, 0.0);
-            self.codes.resize((slot + 1) * self.dims, 0);
+            self.codes.resize((slot + 1) * dims, 0);
         }
-        let codes = &mut self.codes[slot * self.dims..][..self.dims];
+        let codes = &mut self.codes[slot * dims..][..dims];
         self.scales[slot] = match embedder.finish() {
             Some(v) => quantize(&v, codes),
             None => 0.0,
         };
+    }
+
+    fn dims(&self) -> usize {
+        self.table.dims()
+    }
+
+    /// Slot `slot`'s codes.
+    fn codes(&self, slot: usize) -> &[i8] {
+        &self.codes[slot * self.dims()..][..self.dims()]
     }
 
     /// Forgets slot `slot`'s vector.
@@ -96,7 +103,7 @@ impl VectorIndex {
         let mut embedder = self.table.embedder();
         embedder.add(text);
         let v = embedder.finish()?;
-        let mut codes = vec![0; self.dims];
+        let mut codes = vec![0; self.dims()];
         let scale = quantize(&v, &mut codes);
         Some(Query { codes, scale })
     }
@@ -105,8 +112,7 @@ impl VectorIndex {
     pub fn cosine(&self, q: &Query, slot: u32) -> Option<f32> {
         let slot = slot as usize;
         let scale = *self.scales.get(slot).filter(|&&s| s > 0.0)?;
-        let codes = &self.codes[slot * self.dims..][..self.dims];
-        Some(dot(&q.codes, codes) as f32 * q.scale * scale)
+        Some(q.cosine(self.codes(slot), scale))
     }
 
     /// The `k` slots nearest to `q` among those `keep` keeps, nearest first (ties: lower
@@ -119,7 +125,7 @@ impl VectorIndex {
     ) -> (Vec<(u32, f32)>, usize) {
         let mut best: Vec<(u32, f32)> = Vec::with_capacity(k.min(self.scales.len()) + 1);
         let mut ranked = 0;
-        let rows = self.codes.chunks_exact(self.dims).zip(&self.scales);
+        let rows = self.codes.chunks_exact(self.dims()).zip(&self.scales);
         for (slot, (codes, &scale)) in rows.enumerate() {
             let slot = slot as u32;
             if scale == 0.0 || !keep(slot) {
@@ -129,7 +135,7 @@ impl VectorIndex {
             if k == 0 {
                 continue;
             }
-            let cos = dot(&q.codes, codes) as f32 * q.scale * scale;
+            let cos = q.cosine(codes, scale);
             if best.len() == k && cos <= best[k - 1].1 {
                 continue;
             }
@@ -138,6 +144,13 @@ impl VectorIndex {
             best.truncate(k);
         }
         (best, ranked)
+    }
+}
+
+impl Query {
+    /// The cosine of this query and a vector of these codes and scale.
+    fn cosine(&self, codes: &[i8], scale: f32) -> f32 {
+        dot(&self.codes, codes) as f32 * self.scale * scale
     }
 }
 

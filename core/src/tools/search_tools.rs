@@ -113,11 +113,18 @@ fn rounded(score: f32) -> f64 {
     (x as u64) as f64 / 10_000.0
 }
 
+/// How a server gets the embedding table, and what to search with meanwhile.
+const HOW: &str = "the native mcp-memory binary carries it, the npm package reads dist/embeddings.bin beside its engine, and BrowserMemory.open fetches it (its embeddings option); use mode \"lexical\" meanwhile";
+
 /// Why `search` cannot rank by meaning, for the caller.
 fn no_table(why: &NoTable) -> String {
     match why {
-        NoTable::Missing => "mode: semantic and hybrid search need an embedding table, and this server has none; use mode \"lexical\"".into(),
-        NoTable::Unreadable(e) => alloc::format!("mode: semantic and hybrid search need an embedding table, and this server's could not be read ({e}); use mode \"lexical\""),
+        NoTable::Missing => alloc::format!(
+            "mode: semantic and hybrid search need an embedding table, and this server has none; {HOW}"
+        ),
+        NoTable::Unreadable(e) => alloc::format!(
+            "mode: semantic and hybrid search need an embedding table, and this server's could not be read ({e}); {HOW}"
+        ),
     }
 }
 
