@@ -141,11 +141,94 @@ impl Embedder<'_> {
     /// The unit vector of everything added since the last call (`None` if no token had a
     /// row), and a fresh start.
     pub fn finish(&mut self) -> Option<Vec<f32>> {
-        let norm = self.sum.iter().map(|x| x * x).sum::<f32>();
-        let norm = libm::sqrtf(norm);
-        let had = core::mem::take(&mut self.tokens) > 0;
-        let v = (had && norm > 0.0).then(|| self.sum.iter().map(|x| x / norm).collect());
+        let norm = self.norm();
+        let v = norm.map(|norm| self.sum.iter().map(|x| x / norm).collect());
         self.sum.fill(0.0);
         v
+    }
+
+    /// [`Embedder::finish`] as `i8` codes: writes the unit vector's codes into `codes`
+    /// (its largest component at ±127, each component `code × scale`) and returns their
+    /// scale; 0, with every code 0, if no token had a row. A fresh start.
+    pub fn finish_codes(&mut self, codes: &mut [i8]) -> f32 {
+        let scale = match self.norm() {
+            Some(norm) => quantize(&self.sum, codes) / norm,
+            None => {
+                codes.fill(0);
+                0.0
+            }
+        };
+        self.sum.fill(0.0);
+        scale
+    }
+
+    /// The length of the sum (`None` if no token had a row); forgets the token count.
+    fn norm(&mut self) -> Option<f32> {
+        let norm = libm::sqrtf(self.sum.iter().map(|x| x * x).sum::<f32>());
+        let had = core::mem::take(&mut self.tokens) > 0;
+        (had && norm > 0.0).then_some(norm)
+    }
+}
+
+/// The largest code: vectors are scaled so their largest component is ±127.
+const CODE_MAX: f32 = 127.0;
+
+/// Writes `v`'s codes (its largest component at ±127) and returns their scale (a
+/// component is `code × scale`; 0 for a zero vector, every code 0).
+fn quantize(v: &[f32], codes: &mut [i8]) -> f32 {
+    let peak = peak(v);
+    if peak == 0.0 {
+        codes.fill(0);
+        return 0.0;
+    }
+    let k = CODE_MAX / peak;
+    for (c, &x) in codes.iter_mut().zip(v) {
+        let q = x * k;
+        // Round half away from zero; |q| ≤ 127 by construction.
+        *c = (q + if q < 0.0 { -0.5 } else { 0.5 }) as i32 as i8;
+    }
+    peak / CODE_MAX
+}
+
+/// The largest magnitude in `v`, in 16 lanes the compiler vectorises (`f32::max` would
+/// be a call per element in WebAssembly, whose `max` treats NaN differently).
+fn peak(v: &[f32]) -> f32 {
+    let mut lanes = [0.0f32; 16];
+    let (blocks, tail) = (v.chunks_exact(16), v.chunks_exact(16).remainder());
+    for block in blocks {
+        for (m, &x) in lanes.iter_mut().zip(block) {
+            let a = x.abs();
+            *m = if a > *m { a } else { *m };
+        }
+    }
+    (lanes.iter().chain(tail)).fold(0.0, |m, &x| if x.abs() > m { x.abs() } else { m })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantized_vectors_keep_their_direction() {
+        let v = [0.6f32, -0.8, 0.0, 0.05];
+        let mut codes = [0i8; 4];
+        let scale = quantize(&v, &mut codes);
+        assert_eq!(codes, [95, -127, 0, 8]);
+        for (&c, &x) in codes.iter().zip(&v) {
+            assert!((f32::from(c) * scale - x).abs() <= scale / 2.0);
+        }
+        assert_eq!(quantize(&[0.0; 4], &mut codes), 0.0);
+        assert_eq!(codes, [0; 4]);
+    }
+
+    #[test]
+    fn peak_is_the_largest_magnitude_at_any_length() {
+        let v: Vec<f32> = (0..40)
+            .map(|i| ((i * 37 % 101) as f32 - 50.0) / 7.0)
+            .collect();
+        for n in 0..=40 {
+            let plain = v[..n].iter().fold(0.0f32, |m, x| m.max(x.abs()));
+            assert_eq!(peak(&v[..n]), plain, "length {n}");
+        }
     }
 }

@@ -14,9 +14,6 @@ use alloc::vec::Vec;
 use crate::embed::{Embedder, Table};
 use crate::graph::{Entity, Graph};
 
-/// The largest code: vectors are scaled so their largest component is ±127.
-const CODE_MAX: f32 = 127.0;
-
 /// The vectors of a graph's entities, by slot.
 pub struct VectorIndex {
     table: Rc<Table>,
@@ -75,11 +72,7 @@ impl VectorIndex {
             self.scales.resize(slot + 1, 0.0);
             self.codes.resize((slot + 1) * dims, 0);
         }
-        let codes = &mut self.codes[slot * dims..][..dims];
-        self.scales[slot] = match embedder.finish() {
-            Some(v) => quantize(&v, codes),
-            None => 0.0,
-        };
+        self.scales[slot] = embedder.finish_codes(&mut self.codes[slot * dims..][..dims]);
     }
 
     fn dims(&self) -> usize {
@@ -102,10 +95,9 @@ impl VectorIndex {
     pub fn query(&self, text: &str) -> Option<Query> {
         let mut embedder = self.table.embedder();
         embedder.add(text);
-        let v = embedder.finish()?;
         let mut codes = vec![0; self.dims()];
-        let scale = quantize(&v, &mut codes);
-        Some(Query { codes, scale })
+        let scale = embedder.finish_codes(&mut codes);
+        (scale > 0.0).then_some(Query { codes, scale })
     }
 
     /// The cosine of `q` and slot `slot`'s vector, if it has one.
@@ -154,21 +146,6 @@ impl Query {
     }
 }
 
-/// Writes `v`'s codes (its largest component at ±127) and returns their scale.
-fn quantize(v: &[f32], codes: &mut [i8]) -> f32 {
-    let peak = v.iter().fold(0.0f32, |m, x| m.max(x.abs()));
-    if peak == 0.0 {
-        codes.fill(0);
-        return 0.0;
-    }
-    for (c, &x) in codes.iter_mut().zip(v) {
-        let q = x * CODE_MAX / peak;
-        // Round half away from zero, in range by construction.
-        *c = (q + if q < 0.0 { -0.5 } else { 0.5 }) as i8;
-    }
-    peak / CODE_MAX
-}
-
 /// The dot product of two code vectors, in 16-lane blocks the compiler vectorises.
 fn dot(a: &[i8], b: &[i8]) -> i32 {
     let mut lanes = [0i32; 16];
@@ -198,18 +175,5 @@ mod tests {
                 .sum();
             assert_eq!(dot(&a[..n], &b[..n]), plain, "length {n}");
         }
-    }
-
-    #[test]
-    fn quantized_vectors_keep_their_direction() {
-        let v = [0.6f32, -0.8, 0.0, 0.05];
-        let mut codes = [0i8; 4];
-        let scale = quantize(&v, &mut codes);
-        assert_eq!(codes, [95, -127, 0, 8]);
-        for (&c, &x) in codes.iter().zip(&v) {
-            assert!((f32::from(c) * scale - x).abs() <= scale / 2.0);
-        }
-        assert_eq!(quantize(&[0.0; 4], &mut codes), 0.0);
-        assert_eq!(codes, [0; 4]);
     }
 }
