@@ -1,6 +1,6 @@
 //! Semantic and hybrid `search` (issue L): paraphrases found by meaning, the modes without
 //! the embedding table, vectors kept up to date through changes, the type filter, paging
-//! and explain.
+//! and explain; `search_nodes`' questions ranked by words and meaning.
 
 mod common;
 
@@ -196,10 +196,46 @@ fn the_host_is_asked_for_the_table_once_and_only_when_a_search_needs_it() {
     call_ok(&mut m, "search_nodes", json!({"query": "Alice"}));
     search(&mut m, json!({"query": "Alice", "mode": "lexical"}));
     assert_eq!(asked.get(), 0, "no search by meaning yet");
+    call_ok(&mut m, "search_nodes", json!({"query": "fishing rods"}));
+    assert_eq!(asked.get(), 1, "a question in words asks for the table");
     let found = search(&mut m, json!({"query": "food allergy", "limit": 1}));
     assert_eq!(names(&found), ["Carol"]);
     search(&mut m, json!({"query": "fishing", "mode": "semantic"}));
     assert_eq!(asked.get(), 1);
+}
+
+#[test]
+fn search_nodes_answers_a_question_in_other_words_by_meaning_and_one_word_by_words() {
+    let q = json!({"query": "who writes computer programs for a living"});
+    let mut words_only = open(MemLog::new());
+    call_ok(
+        &mut words_only,
+        "create_entities",
+        json!({ "entities": people() }),
+    );
+    let found = call_ok(&mut words_only, "search_nodes", q.clone());
+    assert_eq!(
+        entity_names(&found),
+        Vec::<String>::new(),
+        "no word in common"
+    );
+
+    let mut m = with_table(MemLog::new());
+    call_ok(&mut m, "create_entities", json!({ "entities": people() }));
+    let found = call_ok(&mut m, "search_nodes", q);
+    assert_eq!(entity_names(&found)[0], "Alice", "{found}");
+    let dark = call_ok(&mut m, "search_nodes", json!({"query": "dark", "limit": 3}));
+    assert_eq!(
+        entity_names(&dark),
+        ["Editor settings"],
+        "one word: words alone"
+    );
+    let typo = call_ok(&mut m, "search_nodes", json!({"query": "xqzv"}));
+    assert_eq!(
+        entity_names(&typo),
+        Vec::<String>::new(),
+        "no nearest meaning of nonsense"
+    );
 }
 
 #[test]

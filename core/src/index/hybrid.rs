@@ -13,7 +13,7 @@
 
 use alloc::vec::Vec;
 
-use super::search::{self, Found, Options, SearchIndex};
+use super::search::{self, Found, Options, Reading, SearchIndex};
 use super::vectors::{Query, VectorIndex};
 use crate::graph::{EntityId, Graph};
 
@@ -97,19 +97,19 @@ pub fn semantic<'i>(
     Results { hits, total }
 }
 
-/// The entities best matching `query` in words and meaning, fused with lexical weight
-/// `weight` (see the module's docs).
+/// The entities best matching `query` in words (read as `reading` says) and meaning, fused
+/// with lexical weight `weight` (see the module's docs).
 pub fn hybrid(
     graph: &Graph,
     ranked: &SearchIndex,
     vectors: &VectorIndex,
-    query: &str,
+    (query, reading): (&str, Reading),
     options: &Options<'_>,
     weight: f32,
 ) -> Results {
     let want = options.offset.saturating_add(options.limit);
     let depth = want.max(CANDIDATES);
-    let lexical = search::search(
+    let lexical = reading.rank(
         graph,
         ranked,
         query,
@@ -170,14 +170,37 @@ fn nearest<'i>(
     }
 }
 
-/// The least of `values` and their spread (never 0, so dividing by it is safe); `(0, 1)`
-/// for none.
+/// The offset and divisor that scale `values` to 0..1: their least and their spread.
+/// Values without spread (one candidate, or all alike) scale to 1 if positive, else to 0:
+/// a sole hit is the best there is, and a side that found nothing adds nothing.
 fn span(values: impl Iterator<Item = f32>) -> (f32, f32) {
     let (lo, hi) = values.fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), v| {
         (lo.min(v), hi.max(v))
     });
-    if lo > hi {
-        return (0.0, 1.0);
+    match hi - lo {
+        _ if lo > hi => (0.0, 1.0),
+        spread if spread > f32::EPSILON => (lo, spread),
+        _ if hi > 0.0 => (0.0, hi),
+        _ => (lo, 1.0),
     }
-    (lo, (hi - lo).max(f32::EPSILON))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::span;
+
+    fn scaled(values: &[f32]) -> alloc::vec::Vec<f32> {
+        let (lo, spread) = span(values.iter().copied());
+        values.iter().map(|v| (v - lo) / spread).collect()
+    }
+
+    #[test]
+    fn scores_scale_to_0_1_and_a_side_without_spread_to_1_or_0() {
+        assert_eq!(scaled(&[0.25, 0.75, 0.5]), [0.0, 1.0, 0.5]);
+        assert_eq!(scaled(&[0.35]), [1.0], "a sole hit is the best there is");
+        assert_eq!(scaled(&[2.0, 2.0]), [1.0, 1.0]);
+        assert_eq!(scaled(&[0.0, 0.0]), [0.0, 0.0], "words found nothing");
+        assert_eq!(scaled(&[-0.1]), [0.0]);
+        assert_eq!(span(core::iter::empty()), (0.0, 1.0));
+    }
 }

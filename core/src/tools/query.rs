@@ -12,7 +12,8 @@ use super::{Answer, Ctx, parse};
 use crate::graph::{EntityId, Graph, RelationId};
 use crate::hash::HashSet;
 use crate::index::Indexes;
-use crate::index::search;
+use crate::index::hybrid::{self, LEXICAL_WEIGHT};
+use crate::index::search::{self, Options, Reading};
 use crate::index::substring::Needle;
 
 fn everything(graph: &Graph) -> (Vec<EntityId>, Vec<RelationId>) {
@@ -58,8 +59,11 @@ pub const QUESTION_HITS: usize = 20;
 /// through the trigram index — ordered by relevance (`search::rank`: best first, ties and
 /// matches inside words in graph order; the empty query matches everything). Then, when the
 /// query has several words or that set is smaller than the limit (`limit`, else
-/// [`QUESTION_HITS`]), up to that many of the best ranked word matches (`search::question`)
-/// not already in it: a question asked in words finds what a substring never would.
+/// [`QUESTION_HITS`]), up to that many of the best ranked matches not already in it: a
+/// question asked in words finds what a substring never would. A query of several words
+/// is ranked by words and meaning (`hybrid`) when the memory has an embedding table, so a
+/// paraphrase finds its answer; one word by words alone (`search::question`), as the
+/// nearest meaning of a name or a typo is rarely what it looks for.
 pub fn search_nodes(t: Ctx<'_>, a: &Value) -> Result<Answer, String> {
     let (query, bounds): (SearchNodes, View) = (parse(a)?, parse(a)?);
     let (graph, query) = (t.graph, query.query);
@@ -67,9 +71,32 @@ pub fn search_nodes(t: Ctx<'_>, a: &Value) -> Result<Answer, String> {
     let index = t.indexes.ranked(graph);
     let mut ranked = search::rank(index, &found, query);
     let limit = bounds.limit.map_or(QUESTION_HITS, count);
-    if search::has_several_words(query) || ranked.len() < limit {
+    let several = search::has_several_words(query);
+    if several || ranked.len() < limit {
+        let options = Options {
+            limit: limit.min(MAX_QUESTION_HITS),
+            ..Options::default()
+        };
+        let vectors = several.then(|| t.indexes.vectors(graph).ok()).flatten();
+        let more: Vec<EntityId> = match vectors {
+            Some(v) => (hybrid::hybrid(
+                graph,
+                index,
+                v,
+                (query, Reading::Question),
+                &options,
+                LEXICAL_WEIGHT,
+            )
+            .hits)
+                .iter()
+                .map(|r| r.id)
+                .collect(),
+            None => (search::question(graph, index, query, &options).hits)
+                .iter()
+                .map(|f| f.id)
+                .collect(),
+        };
         let known: HashSet<EntityId> = found.iter().copied().collect();
-        let more = search::question(graph, index, query, limit.min(MAX_QUESTION_HITS));
         ranked.extend(more.into_iter().filter(|id| !known.contains(id)));
     }
     subgraph(graph, ranked, &bounds)

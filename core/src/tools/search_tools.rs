@@ -11,7 +11,7 @@ use super::{Ctx, output, parse};
 use crate::graph::Graph;
 use crate::index::NoTable;
 use crate::index::hybrid::{self, LEXICAL_WEIGHT, Mode, Ranked};
-use crate::index::search::{self, Options, SearchIndex};
+use crate::index::search::{self, Options, Reading, SearchIndex};
 use crate::json;
 use crate::model::Entity;
 
@@ -160,7 +160,14 @@ pub fn search(t: Ctx<'_>, a: &Value) -> Result<String, String> {
         }
         (Mode::Hybrid, Some(v)) => {
             let index = t.indexes.ranked(graph);
-            let r = hybrid::hybrid(graph, index, v, query, &options, LEXICAL_WEIGHT);
+            let r = hybrid::hybrid(
+                graph,
+                index,
+                v,
+                (query, Reading::Query),
+                &options,
+                LEXICAL_WEIGHT,
+            );
             let weight = Some(LEXICAL_WEIGHT);
             let hits = ranked_hits(graph, Some(index), query, explain, &r.hits, weight);
             (hits, r.total)

@@ -112,22 +112,38 @@ pub fn search(graph: &Graph, index: &SearchIndex, query: &str, options: &Options
 }
 
 /// The entities that best match a question asked in words (`query` read as plain words,
-/// stopwords dropped, relaxed to "any word" when no entity has them all), best first, at
-/// most `limit`: what `search_nodes` adds to the reference's substring matches.
-pub fn question(graph: &Graph, index: &SearchIndex, query: &str, limit: usize) -> Vec<EntityId> {
+/// stopwords dropped, relaxed to "any word" when no entity has them all), best first:
+/// what `search_nodes` adds to the reference's substring matches.
+pub fn question(graph: &Graph, index: &SearchIndex, query: &str, options: &Options<'_>) -> Results {
     let Some(node) = query::plain(query) else {
-        return Vec::new();
+        return Results::default();
     };
-    let options = Options {
-        limit,
-        ..Options::default()
-    };
-    let node = query::without_stopwords(node);
-    run(graph, index, &node, &options)
-        .hits
-        .iter()
-        .map(|f| f.id)
-        .collect()
+    run(graph, index, &query::without_stopwords(node), options)
+}
+
+/// How a query's text is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reading {
+    /// In the query language ([`search`]).
+    Query,
+    /// As plain words ([`question`]).
+    Question,
+}
+
+impl Reading {
+    /// The hits of `query` read this way.
+    pub fn rank(
+        self,
+        graph: &Graph,
+        index: &SearchIndex,
+        query: &str,
+        options: &Options<'_>,
+    ) -> Results {
+        match self {
+            Reading::Query => search(graph, index, query, options),
+            Reading::Question => question(graph, index, query, options),
+        }
+    }
 }
 
 /// The slots of entities of type `entity_type` (compared folded and tokenised, as
