@@ -139,7 +139,7 @@ test('the nine tool methods return the reference server shapes (a wrapper return
       entities: [entity('Bob', 'person', ['plays chess'])],
       relations: [relation('Bob', 'Alice', 'knows')],
     });
-    assert.deepEqual(memory.searchNodes('nothing matches this'), { entities: [], relations: [] });
+    assert.deepEqual(memory.searchNodes('nothing'), { entities: [], relations: [] });
     assert.deepEqual(memory.searchNodes(''), graph);
 
     // open_nodes: exact names (repeats and unknown names ignored).
