@@ -46,7 +46,9 @@ impl Graph {
             }
             Op::CreateRelations(list) => {
                 self.relations.reserve(list.len());
-                self.by_triple.reserve(list.len(), &self.relations);
+                if let Some(t) = self.by_triple.get_mut() {
+                    t.reserve(list.len(), &self.relations);
+                }
                 list.iter().for_each(|r| self.insert_relation(r, at, None));
             }
             Op::AddObservations(list) => {
@@ -516,8 +518,9 @@ impl Graph {
 
     /// Lists a relation under its triple and its endpoints.
     pub(super) fn list_relation(&mut self, id: RelationId, r: Relation) {
-        self.by_triple
-            .insert(id, &triples::triple_of(&r), &self.relations);
+        if let Some(t) = self.by_triple.get_mut() {
+            t.insert(id, &triples::triple_of(&r), &self.relations);
+        }
         self.by_endpoint.entry(r.from).or_default().push(id);
         if r.to != r.from {
             self.by_endpoint.entry(r.to).or_default().push(id);
@@ -529,7 +532,7 @@ impl Graph {
         let Some(key) = self.triple(r.from, r.to, r.relation_type) else {
             return;
         };
-        for id in self.by_triple.ids(&key, &self.relations) {
+        for id in self.triples().ids(&key, &self.relations) {
             self.remove_relation(id, ended);
         }
     }
@@ -542,7 +545,9 @@ impl Graph {
         };
         self.relation_count -= 1;
         let key = triples::triple_of(&rel);
-        self.by_triple.remove(id, &key);
+        if let Some(t) = self.by_triple.get_mut() {
+            t.remove(id, &key);
+        }
         for end in [rel.from, rel.to] {
             if let Some(ids) = self.by_endpoint.get_mut(&end) {
                 ids.retain(|i| *i != id);

@@ -5,7 +5,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::{AgentSyms, Ended, Entity, EntityId, Extra, FactMeta, Graph, Past, Reflection};
-use super::{Relation, RelationId, Target, triples};
+use super::{Relation, RelationId, Target};
 use crate::intern::{Interner, Sym};
 use crate::record::{
     AgentRow, CHECKPOINT, Checkpoint, DecodeError, EntityRow, Entry, FactRow, OptStr,
@@ -157,7 +157,6 @@ impl Graph {
             context: opt(r.context),
         };
         g.relations.reserve(c.relations.len());
-        g.by_triple.reserve(c.relations.len(), &g.relations);
         // Each endpoint's list is allocated once, at its size, and filled by the
         // checkpoint's string number (no hashing), then moved into the map.
         let mut degree = vec![0u32; c.strings.len()];
@@ -173,10 +172,7 @@ impl Graph {
             .collect();
         for r in &c.relations {
             let id = RelationId(g.relations.len() as u32);
-            let relation = relation(r);
-            g.relations.push(Some(relation));
-            let triple = triples::triple_of(&relation);
-            g.by_triple.insert(id, &triple, &g.relations);
+            g.relations.push(Some(relation(r)));
             ends[r.from as usize].push(id);
             if r.to != r.from {
                 ends[r.to as usize].push(id);

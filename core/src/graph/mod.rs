@@ -17,6 +17,7 @@ mod triples;
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
+use core::cell::OnceCell;
 use smallvec::SmallVec;
 
 use crate::hash::HashMap;
@@ -184,7 +185,9 @@ pub struct Graph {
     by_name: HashMap<Sym, Ids<EntityId>>,
     relations: Vec<Option<Relation>>,
     relation_count: usize,
-    by_triple: triples::Triples,
+    /// Built by the first lookup by triple (a start that only reads never needs it), then
+    /// kept up to date.
+    by_triple: OnceCell<triples::Triples>,
     by_endpoint: HashMap<Sym, Vec<RelationId>>,
     ended: Vec<Ended>,
     reflections: Vec<Reflection>,
@@ -287,7 +290,7 @@ impl Graph {
     /// Whether a relation with exactly this triple exists.
     pub fn has_relation(&self, from: &str, to: &str, relation_type: &str) -> bool {
         self.triple(from, to, relation_type)
-            .is_some_and(|t| self.by_triple.contains(&t, &self.relations))
+            .is_some_and(|t| self.triples().contains(&t, &self.relations))
     }
 
     /// Whether any relation starts or ends at this name.
@@ -356,6 +359,12 @@ impl Graph {
         ids
     }
 
+    /// Relation ids by triple, built now if no lookup needed them before.
+    fn triples(&self) -> &triples::Triples {
+        self.by_triple
+            .get_or_init(|| triples::Triples::of(&self.relations))
+    }
+
     fn triple(&self, from: &str, to: &str, relation_type: &str) -> Option<[Sym; 3]> {
         let s = &self.strings;
         Some([s.lookup(from)?, s.lookup(to)?, s.lookup(relation_type)?])
@@ -379,7 +388,7 @@ impl Graph {
                 .or_default()
                 .push(EntityId(i as u32));
         }
-        self.by_triple.clear();
+        self.by_triple = OnceCell::new();
         self.by_endpoint.clear();
         let live: Vec<Relation> = self.relations.iter().flatten().copied().collect();
         for (i, r) in live.into_iter().enumerate() {

@@ -36,6 +36,18 @@ fn key(arena: &[Option<Relation>], id: RelationId) -> Triple {
 }
 
 impl Triples {
+    /// The table of every live relation of `arena`.
+    pub(super) fn of(arena: &[Option<Relation>]) -> Triples {
+        let mut t = Triples::default();
+        t.reserve(arena.len(), arena);
+        for (i, r) in arena.iter().enumerate() {
+            if let Some(r) = r {
+                t.insert(RelationId(i as u32), &triple_of(r), arena);
+            }
+        }
+        t
+    }
+
     /// Lists relation `id`, whose triple is `triple`; every id listed is live in `arena`.
     pub(super) fn insert(&mut self, id: RelationId, triple: &Triple, arena: &[Option<Relation>]) {
         self.0
@@ -71,10 +83,5 @@ impl Triples {
         if let Ok(entry) = self.0.find_entry(hash(triple), |&i| i == id) {
             entry.remove();
         }
-    }
-
-    /// Unlists every relation.
-    pub(super) fn clear(&mut self) {
-        self.0.clear();
     }
 }
