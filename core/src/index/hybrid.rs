@@ -177,11 +177,14 @@ fn span(values: impl Iterator<Item = f32>) -> (f32, f32) {
     let (lo, hi) = values.fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), v| {
         (lo.min(v), hi.max(v))
     });
-    match hi - lo {
-        _ if lo > hi => (0.0, 1.0),
-        spread if spread > f32::EPSILON => (lo, spread),
-        _ if hi > 0.0 => (0.0, hi),
-        _ => (lo, 1.0),
+    if lo > hi {
+        (0.0, 1.0) // no values
+    } else if hi - lo > f32::EPSILON {
+        (lo, hi - lo)
+    } else if hi > 0.0 {
+        (0.0, hi)
+    } else {
+        (lo, 1.0)
     }
 }
 
