@@ -175,7 +175,7 @@ impl Graph {
         };
         self.entities.push(Some(entity));
         self.entity_count += 1;
-        self.by_name.entry(name).or_default().push(id);
+        self.by_name.get_or_default(name).push(id);
         id
     }
 
@@ -185,7 +185,7 @@ impl Graph {
         debug_assert_eq!(self.entities.len(), id.0 as usize);
         let name = entity.as_ref().map(|e| e.name);
         self.entities[slot.0 as usize] = entity;
-        if let Some(ids) = name.and_then(|n| self.by_name.get_mut(&n)) {
+        if let Some(ids) = name.and_then(|n| self.by_name.get_mut(n)) {
             for listed in ids.iter_mut().filter(|i| **i == id) {
                 *listed = slot;
             }
@@ -413,7 +413,7 @@ impl Graph {
         let Some(sym) = self.strings.lookup(name) else {
             return;
         };
-        for id in self.by_endpoint.remove(&sym).unwrap_or_default() {
+        for id in self.by_endpoint.remove(sym).unwrap_or_default() {
             self.remove_relation(id, None);
         }
         self.remove_entities(name, observer);
@@ -425,7 +425,7 @@ impl Graph {
         let Some(sym) = self.strings.lookup(name) else {
             return Ids::new();
         };
-        let ids = self.by_name.remove(&sym).unwrap_or_default();
+        let ids = self.by_name.remove(sym).unwrap_or_default();
         for &id in &ids {
             if let Some(e) = self.entities[id.0 as usize].take() {
                 self.entity_count -= 1;
@@ -521,9 +521,9 @@ impl Graph {
         if let Some(t) = self.by_triple.get_mut() {
             t.insert(id, &triples::triple_of(&r), &self.relations);
         }
-        self.by_endpoint.entry(r.from).or_default().push(id);
+        self.by_endpoint.get_or_default(r.from).push(id);
         if r.to != r.from {
-            self.by_endpoint.entry(r.to).or_default().push(id);
+            self.by_endpoint.get_or_default(r.to).push(id);
         }
     }
 
@@ -549,10 +549,10 @@ impl Graph {
             t.remove(id, &key);
         }
         for end in [rel.from, rel.to] {
-            if let Some(ids) = self.by_endpoint.get_mut(&end) {
+            if let Some(ids) = self.by_endpoint.get_mut(end) {
                 ids.retain(|i| *i != id);
                 if ids.is_empty() {
-                    self.by_endpoint.remove(&end);
+                    self.by_endpoint.remove(end);
                 }
             }
         }

@@ -146,7 +146,7 @@ impl Graph {
                 next_fact: e.next_fact,
                 extra: (!extra.is_empty()).then(|| Box::new(extra)),
             }));
-            g.by_name.entry(name).or_default().push(id);
+            g.by_name.get_or_default(name).push(id);
         }
         g.entity_count = g.entities.len();
         let relation = |r: &RelationRow| Relation {
@@ -157,32 +157,33 @@ impl Graph {
             context: opt(r.context),
         };
         g.relations.reserve(c.relations.len());
-        // Each endpoint's list is allocated once, at its size, and filled by the
-        // checkpoint's string number (no hashing), then moved into the map.
-        let mut degree = vec![0u32; c.strings.len()];
-        for r in &c.relations {
-            degree[r.from as usize] += 1;
-            if r.to != r.from {
-                degree[r.to as usize] += 1;
-            }
+        g.relations
+            .extend(c.relations.iter().map(|r| Some(relation(r))));
+        // Each endpoint's list is gathered into one array sorted by the checkpoint's string
+        // number (a counting sort), then copied out in string order, which is handle order:
+        // no list grows, and the map is filled front to back.
+        let ends = |r: &RelationRow| [Some(r.from), (r.to != r.from).then_some(r.to)];
+        let mut start = vec![0u32; c.strings.len() + 1];
+        for s in c.relations.iter().flat_map(ends).flatten() {
+            start[s as usize + 1] += 1;
         }
-        let mut ends: Vec<Vec<RelationId>> = degree
-            .iter()
-            .map(|&d| Vec::with_capacity(d as usize))
-            .collect();
-        for r in &c.relations {
-            let id = RelationId(g.relations.len() as u32);
-            g.relations.push(Some(relation(r)));
-            ends[r.from as usize].push(id);
-            if r.to != r.from {
-                ends[r.to as usize].push(id);
+        for i in 1..start.len() {
+            start[i] += start[i - 1];
+        }
+        let mut next = start.clone();
+        let mut sorted = vec![RelationId(0); start[c.strings.len()] as usize];
+        for (id, r) in c.relations.iter().enumerate() {
+            for s in ends(r).into_iter().flatten() {
+                sorted[next[s as usize] as usize] = RelationId(id as u32);
+                next[s as usize] += 1;
             }
         }
         g.by_endpoint
-            .reserve(degree.iter().filter(|&&d| d > 0).count());
-        for (s, ids) in ends.into_iter().enumerate() {
-            if !ids.is_empty() {
-                g.by_endpoint.insert(sym(s as Str), ids);
+            .reserve(start.windows(2).filter(|w| w[1] > w[0]).count());
+        for (s, w) in start.windows(2).enumerate() {
+            if w[1] > w[0] {
+                let ids = sorted[w[0] as usize..w[1] as usize].to_vec();
+                *g.by_endpoint.get_or_default(sym(s as Str)) = ids;
             }
         }
         g.relation_count = g.relations.len();

@@ -13,6 +13,7 @@
 mod apply;
 mod checkpoint;
 mod snapshot;
+mod sym_map;
 mod triples;
 
 use alloc::boxed::Box;
@@ -25,6 +26,7 @@ use crate::intern::{Interner, Sym};
 use crate::model::{self, Millis};
 pub use checkpoint::Replayed;
 pub use snapshot::{SNAPSHOT_CHUNK, State, creating};
+use sym_map::SymMap;
 
 /// Position of an entity in insertion order (stable until the graph is re-packed).
 #[derive(Copy, Clone, Eq, PartialEq, Ord, PartialOrd, Hash, Debug)]
@@ -182,13 +184,13 @@ pub struct Graph {
     strings: Interner,
     entities: Vec<Option<Entity>>,
     entity_count: usize,
-    by_name: HashMap<Sym, Ids<EntityId>>,
+    by_name: SymMap<Ids<EntityId>>,
     relations: Vec<Option<Relation>>,
     relation_count: usize,
     /// Built by the first lookup by triple (a start that only reads never needs it), then
     /// kept up to date.
     by_triple: OnceCell<triples::Triples>,
-    by_endpoint: HashMap<Sym, Vec<RelationId>>,
+    by_endpoint: SymMap<Vec<RelationId>>,
     ended: Vec<Ended>,
     reflections: Vec<Reflection>,
     agents: Vec<AgentSyms>,
@@ -271,7 +273,7 @@ impl Graph {
     pub fn named(&self, name: &str) -> &[EntityId] {
         self.strings
             .lookup(name)
-            .and_then(|sym| self.by_name.get(&sym))
+            .and_then(|sym| self.by_name.get(sym))
             .map_or(&[], |ids| ids.as_slice())
     }
 
@@ -297,7 +299,7 @@ impl Graph {
     pub fn has_relations_at(&self, name: &str) -> bool {
         self.strings
             .lookup(name)
-            .is_some_and(|sym| self.by_endpoint.contains_key(&sym))
+            .is_some_and(|sym| self.by_endpoint.contains_key(sym))
     }
 
     /// Relations that ended, in the order they ended (their history).
@@ -350,7 +352,7 @@ impl Graph {
     pub fn relations_touching(&self, names: impl IntoIterator<Item = Sym>) -> Vec<RelationId> {
         let mut ids: Vec<RelationId> = names
             .into_iter()
-            .filter_map(|n| self.by_endpoint.get(&n))
+            .filter_map(|n| self.by_endpoint.get(n))
             .flatten()
             .copied()
             .collect();
@@ -383,10 +385,7 @@ impl Graph {
         self.by_name.clear();
         observer.repacked();
         for (i, e) in self.entities.iter().flatten().enumerate() {
-            self.by_name
-                .entry(e.name)
-                .or_default()
-                .push(EntityId(i as u32));
+            self.by_name.get_or_default(e.name).push(EntityId(i as u32));
         }
         self.by_triple = OnceCell::new();
         self.by_endpoint.clear();
