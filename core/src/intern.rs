@@ -122,6 +122,24 @@ impl Interner {
         sym
     }
 
+    /// Adds `n` references to a held string.
+    pub fn add_refs(&mut self, sym: Sym, n: u32) {
+        if let Some(slot) = self.slots[sym.index()].as_mut() {
+            slot.refs += n;
+        }
+    }
+
+    /// The handle of slot `slot`, which holds a string.
+    pub fn sym_at(&self, slot: usize) -> Sym {
+        Sym::of(slot as u32)
+    }
+
+    /// How many references a held string has.
+    #[cfg(test)]
+    pub(crate) fn refs(&self, sym: Sym) -> u32 {
+        self.slots[sym.index()].as_ref().map_or(0, |s| s.refs)
+    }
+
     /// Drops one reference; the string is freed when none remain.
     pub fn release(&mut self, sym: Sym) {
         let Some(slot) = self.slots[sym.index()].as_mut() else {

@@ -23,9 +23,11 @@ use serde::{Deserialize, Serialize};
 
 mod checkpoint;
 
+#[cfg(test)]
+pub(crate) use checkpoint::arbitrary;
 pub use checkpoint::{
-    AgentRow, CHECKPOINT, Checkpoint, EntityRow, FactRow, OptStr, ReflectionRow, RelationRow, Str,
-    TargetRow, is_checkpoint,
+    AgentRow, CHECKPOINT, Checkpoint, EntityRow, FactRow, OptStr, Part, ReflectionRow, RelationRow,
+    Str, TargetRow, Visit, is_checkpoint, read_checkpoint,
 };
 
 use crate::model::{

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use crate::frame::{self, End, ScanError, TornTail};
 use crate::graph::Graph;
 use crate::jsonl::{self, ImportError};
-use crate::record::{Checkpoint, DecodeError, Entry, OP_NAMES, Record};
+use crate::record::{DecodeError, Entry, OP_NAMES, Record};
 use crate::seedlog;
 
 /// What a check of a memory file found.
@@ -593,9 +593,8 @@ fn read_entry<'a>(
     match Entry::decode(payload)? {
         Entry::Change(record) => Ok(Some(record)),
         Entry::Checkpoint => {
-            let checkpoint = Checkpoint::decode(payload)?;
             if index == 0 {
-                *graph = Graph::from_checkpoint(&checkpoint);
+                *graph = Graph::from_checkpoint(payload)?;
             } else if graph.checkpoint() != payload {
                 return Err(None);
             }

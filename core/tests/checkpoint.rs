@@ -58,7 +58,7 @@ fn a_checkpoint_restates_every_part_of_the_graph() {
             bytes,
             "{name}: written as the rows encode"
         );
-        let loaded = Graph::from_checkpoint(&decoded);
+        let loaded = Graph::from_checkpoint(&bytes).expect("loads");
         assert_eq!(state_of(&loaded), state_of(&graph), "{name}");
         assert_eq!(loaded.checkpoint(), bytes, "{name}");
         assert_eq!(loaded.last_at(), graph.last_at(), "{name}");

@@ -11,8 +11,9 @@
 //! On the wire a checkpoint is the tag [`CHECKPOINT`] (the record variant after the
 //! stamped change), then the postcard encoding of [`Checkpoint`]. Like records, its layout is
 //! the file format's: fields are never reordered or removed. It is read by a decoder written
-//! for it ([`Checkpoint::decode`]: megabytes at every start, a third of the time serde's
-//! visitors took), which the tests hold to postcard's reading of the same bytes.
+//! for it ([`read_checkpoint`]: megabytes at every start, a third of the time serde's visitors took),
+//! which hands each row to a [`Visit`] as it reads it (loading a graph holds no rows), and
+//! which the tests hold to postcard's reading of the same bytes.
 
 use alloc::vec::Vec;
 #[cfg(test)]
@@ -166,6 +167,141 @@ pub struct ReflectionRow {
     pub created: Millis,
 }
 
+/// The parts of a checkpoint after its strings, in the entry's order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// [`Checkpoint::agents`].
+    Agents,
+    /// [`Checkpoint::entities`].
+    Entities,
+    /// [`Checkpoint::facts`].
+    Facts,
+    /// [`Checkpoint::tags`].
+    Tags,
+    /// [`Checkpoint::relations`].
+    Relations,
+    /// [`Checkpoint::ended`].
+    Ended,
+    /// [`Checkpoint::reflections`].
+    Reflections,
+}
+
+impl Part {
+    /// Every part, in the entry's order.
+    pub const ALL: [Part; 7] = [
+        Part::Agents,
+        Part::Entities,
+        Part::Facts,
+        Part::Tags,
+        Part::Relations,
+        Part::Ended,
+        Part::Reflections,
+    ];
+}
+
+/// What [`read_checkpoint`] hands over, in the entry's order: the strings and the time, then each
+/// part's length followed by its rows. A row the visitor refuses (it names what the
+/// checkpoint does not hold) stops reading, with the visitor's reason.
+pub trait Visit<'a> {
+    /// Every string, then [`Checkpoint::last_at`].
+    fn strings(&mut self, strings: Vec<&'a str>, last_at: Millis);
+    /// A part of `len` rows begins.
+    fn part(&mut self, part: Part, len: usize) -> Result<(), &'static str>;
+    /// A row of [`Checkpoint::agents`].
+    fn agent(&mut self, row: AgentRow) -> Result<(), &'static str>;
+    /// A row of [`Checkpoint::entities`].
+    fn entity(&mut self, row: EntityRow) -> Result<(), &'static str>;
+    /// A row of [`Checkpoint::facts`].
+    fn fact(&mut self, row: FactRow) -> Result<(), &'static str>;
+    /// A row of [`Checkpoint::tags`].
+    fn tag(&mut self, row: Str) -> Result<(), &'static str>;
+    /// A row of [`Checkpoint::relations`].
+    fn relation(&mut self, row: RelationRow) -> Result<(), &'static str>;
+    /// A row of [`Checkpoint::ended`].
+    fn ended(&mut self, row: RelationRow, at: Millis) -> Result<(), &'static str>;
+    /// A row of [`Checkpoint::reflections`].
+    fn reflection(&mut self, row: ReflectionRow) -> Result<(), &'static str>;
+}
+
+/// Reads a checkpoint entry (the tag, then the postcard encoding of [`Checkpoint`]) row by
+/// row into `visit`, holding no rows itself: loading a graph builds it as it reads.
+pub fn read_checkpoint<'a>(bytes: &'a [u8], visit: &mut impl Visit<'a>) -> Result<(), DecodeError> {
+    if !is_checkpoint(bytes) {
+        return Err(DecodeError("not a checkpoint".into()));
+    }
+    let mut r = Reader {
+        bytes,
+        at: 1,
+        why: "",
+    };
+    r.checkpoint(visit)
+        .map_err(|Bad| DecodeError(alloc::format!("{} at byte {} of a checkpoint", r.why, r.at)))?;
+    if r.at != bytes.len() {
+        return Err(DecodeError(alloc::format!(
+            "{} trailing bytes",
+            bytes.len() - r.at
+        )));
+    }
+    Ok(())
+}
+
+/// Rows collected as they are read (no row is refused: [`Checkpoint::decode`] checks them
+/// after).
+impl<'a> Visit<'a> for Checkpoint<'a> {
+    fn strings(&mut self, strings: Vec<&'a str>, last_at: Millis) {
+        self.strings = strings;
+        self.last_at = last_at;
+    }
+
+    fn part(&mut self, part: Part, len: usize) -> Result<(), &'static str> {
+        match part {
+            Part::Agents => self.agents.reserve(len),
+            Part::Entities => self.entities.reserve(len),
+            Part::Facts => self.facts.reserve(len),
+            Part::Tags => self.tags.reserve(len),
+            Part::Relations => self.relations.reserve(len),
+            Part::Ended => self.ended.reserve(len),
+            Part::Reflections => self.reflections.reserve(len),
+        }
+        Ok(())
+    }
+
+    fn agent(&mut self, row: AgentRow) -> Result<(), &'static str> {
+        self.agents.push(row);
+        Ok(())
+    }
+
+    fn entity(&mut self, row: EntityRow) -> Result<(), &'static str> {
+        self.entities.push(row);
+        Ok(())
+    }
+
+    fn fact(&mut self, row: FactRow) -> Result<(), &'static str> {
+        self.facts.push(row);
+        Ok(())
+    }
+
+    fn tag(&mut self, row: Str) -> Result<(), &'static str> {
+        self.tags.push(row);
+        Ok(())
+    }
+
+    fn relation(&mut self, row: RelationRow) -> Result<(), &'static str> {
+        self.relations.push(row);
+        Ok(())
+    }
+
+    fn ended(&mut self, row: RelationRow, at: Millis) -> Result<(), &'static str> {
+        self.ended.push((row, at));
+        Ok(())
+    }
+
+    fn reflection(&mut self, row: ReflectionRow) -> Result<(), &'static str> {
+        self.reflections.push(row);
+        Ok(())
+    }
+}
+
 /// Whether a log entry is a checkpoint rather than a change.
 pub fn is_checkpoint(bytes: &[u8]) -> bool {
     bytes.first() == Some(&CHECKPOINT)
@@ -182,34 +318,12 @@ impl<'a> Checkpoint<'a> {
         postcard::to_extend(&entry, Vec::with_capacity(size)).expect("checkpoints always serialize")
     }
 
-    /// Reads a checkpoint entry, borrowing strings from it. Every index must name a string
-    /// and the entities' counts must add up to the facts and tags listed, so loading one
-    /// never needs to check again.
+    /// Reads a checkpoint entry into rows, borrowing strings from it. Every index must name
+    /// a string and the entities' counts must add up to the facts and tags listed.
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let c = Self::read(bytes)?;
+        let mut c = Checkpoint::default();
+        read_checkpoint(bytes, &mut c)?;
         c.check()?;
-        Ok(c)
-    }
-
-    /// Reads a checkpoint entry as postcard would, without checking what it says.
-    fn read(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        if !is_checkpoint(bytes) {
-            return Err(DecodeError("not a checkpoint".into()));
-        }
-        let mut r = Reader {
-            bytes,
-            at: 1,
-            why: "",
-        };
-        let c = r.checkpoint().map_err(|Bad| {
-            DecodeError(alloc::format!("{} at byte {} of a checkpoint", r.why, r.at))
-        })?;
-        if r.at != bytes.len() {
-            return Err(DecodeError(alloc::format!(
-                "{} trailing bytes",
-                bytes.len() - r.at
-            )));
-        }
         Ok(c)
     }
 
@@ -268,63 +382,92 @@ struct Bad;
 type Read<T> = Result<T, Bad>;
 
 impl<'a> Reader<'a> {
-    /// The checkpoint after its tag.
-    fn checkpoint(&mut self) -> Read<Checkpoint<'a>> {
-        Ok(Checkpoint {
-            strings: self.list(1, Reader::str)?,
-            last_at: self.u64()?,
-            agents: self.list(4, |r| {
-                Ok(AgentRow {
-                    client: r.u32()?,
-                    version: r.u32()?,
-                    session: r.u32()?,
-                    actor: r.u32()?,
-                })
-            })?,
-            entities: self.list(11, |r| {
-                Ok(EntityRow {
-                    name: r.u32()?,
-                    entity_type: r.u32()?,
-                    created: r.u64()?,
-                    updated: r.u64()?,
-                    next_fact: r.u32()?,
-                    current: r.u32()?,
-                    past: r.u32()?,
-                    tags: r.u32()?,
-                    importance: r.option_f64()?,
-                    parent: r.u32()?,
-                    status: r.u32()?,
-                })
-            })?,
-            facts: self.list(6, |r| {
-                Ok(FactRow {
-                    text: r.u32()?,
-                    id: r.u32()?,
-                    supersedes: r.u32()?,
-                    kind: r.u32()?,
-                    created: r.u64()?,
-                    superseded: r.u64()?,
-                })
-            })?,
-            tags: self.list(1, Reader::u32)?,
-            relations: self.list(5, Reader::relation)?,
-            ended: self.list(6, |r| Ok((r.relation()?, r.u64()?)))?,
-            reflections: self.list(6, |r| {
-                Ok(ReflectionRow {
-                    id: r.u32()?,
-                    target: match r.u32()? {
-                        0 => TargetRow::Global,
-                        1 => TargetRow::Entity(r.u32()?),
-                        2 => TargetRow::Relation([r.u32()?, r.u32()?, r.u32()?]),
-                        3 => TargetRow::Session(r.u32()?),
-                        _ => return Err(r.fail("an unknown reflection target")),
-                    },
-                    author: r.u32()?,
-                    mood: r.u32()?,
-                    content: r.u32()?,
-                    created: r.u64()?,
-                })
-            })?,
+    /// The checkpoint after its tag, row by row into `v`.
+    fn checkpoint(&mut self, v: &mut impl Visit<'a>) -> Read<()> {
+        let n = self.len(1)?;
+        let mut strings = Vec::with_capacity(n);
+        for _ in 0..n {
+            strings.push(self.str()?);
+        }
+        v.strings(strings, self.u64()?);
+        for part in Part::ALL {
+            // The fewest bytes a row of the part takes (bounds the room a damaged length
+            // can make the visitor reserve).
+            let min_bytes = match part {
+                Part::Agents => 4,
+                Part::Entities => 11,
+                Part::Facts | Part::Ended | Part::Reflections => 6,
+                Part::Tags => 1,
+                Part::Relations => 5,
+            };
+            let len = self.len(min_bytes)?;
+            v.part(part, len).map_err(|why| self.fail(why))?;
+            for _ in 0..len {
+                let given = match part {
+                    Part::Agents => v.agent(self.agent()?),
+                    Part::Entities => v.entity(self.entity()?),
+                    Part::Facts => v.fact(self.fact()?),
+                    Part::Tags => v.tag(self.u32()?),
+                    Part::Relations => v.relation(self.relation()?),
+                    Part::Ended => v.ended(self.relation()?, self.u64()?),
+                    Part::Reflections => v.reflection(self.reflection()?),
+                };
+                given.map_err(|why| self.fail(why))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn agent(&mut self) -> Read<AgentRow> {
+        Ok(AgentRow {
+            client: self.u32()?,
+            version: self.u32()?,
+            session: self.u32()?,
+            actor: self.u32()?,
+        })
+    }
+
+    fn entity(&mut self) -> Read<EntityRow> {
+        Ok(EntityRow {
+            name: self.u32()?,
+            entity_type: self.u32()?,
+            created: self.u64()?,
+            updated: self.u64()?,
+            next_fact: self.u32()?,
+            current: self.u32()?,
+            past: self.u32()?,
+            tags: self.u32()?,
+            importance: self.option_f64()?,
+            parent: self.u32()?,
+            status: self.u32()?,
+        })
+    }
+
+    fn fact(&mut self) -> Read<FactRow> {
+        Ok(FactRow {
+            text: self.u32()?,
+            id: self.u32()?,
+            supersedes: self.u32()?,
+            kind: self.u32()?,
+            created: self.u64()?,
+            superseded: self.u64()?,
+        })
+    }
+
+    fn reflection(&mut self) -> Read<ReflectionRow> {
+        Ok(ReflectionRow {
+            id: self.u32()?,
+            target: match self.u32()? {
+                0 => TargetRow::Global,
+                1 => TargetRow::Entity(self.u32()?),
+                2 => TargetRow::Relation([self.u32()?, self.u32()?, self.u32()?]),
+                3 => TargetRow::Session(self.u32()?),
+                _ => return Err(self.fail("an unknown reflection target")),
+            },
+            author: self.u32()?,
+            mood: self.u32()?,
+            content: self.u32()?,
+            created: self.u64()?,
         })
     }
 
@@ -444,30 +587,22 @@ impl<'a> Reader<'a> {
         })
     }
 
-    /// A list of items each encoded in at least `min_bytes` (which bounds the room a
-    /// damaged length can make it reserve).
-    fn list<T>(
-        &mut self,
-        min_bytes: usize,
-        mut item: impl FnMut(&mut Self) -> Read<T>,
-    ) -> Read<Vec<T>> {
+    /// A list's length, for items each encoded in at least `min_bytes` (which bounds the
+    /// room a damaged length can make a reader reserve).
+    fn len(&mut self, min_bytes: usize) -> Read<usize> {
         let len = self.u64()?;
         let room = (self.bytes.len() - self.at) / min_bytes;
-        let Some(len) = usize::try_from(len).ok().filter(|&len| len <= room) else {
-            return Err(self.fail("a list longer than the bytes left"));
-        };
-        let mut items = Vec::with_capacity(len);
-        for _ in 0..len {
-            items.push(item(self)?);
+        match usize::try_from(len).ok().filter(|&len| len <= room) {
+            Some(len) => Ok(len),
+            None => Err(self.fail("a list longer than the bytes left")),
         }
-        Ok(items)
     }
 }
 
+/// Checkpoints for property tests.
 #[cfg(test)]
-mod tests {
+pub(crate) mod arbitrary {
     use super::*;
-    use alloc::string::ToString;
     use proptest::collection::vec;
     use proptest::prelude::*;
 
@@ -494,7 +629,7 @@ mod tests {
 
     prop_compose! {
         /// A checkpoint's encoding: any rows (checked or not), with any strings.
-        fn encoded()(
+        pub(crate) fn encoded()(
             strings in vec(".{0,6}", 0..5),
             last_at in t(),
             agents in vec((n(), n(), n(), n()), 0..3),
@@ -538,6 +673,120 @@ mod tests {
         }
     }
 
+    /// A checkpoint [`Checkpoint::decode`] accepts: every index names one of its strings
+    /// (which may repeat), and the entities' counts add up to the facts and tags listed.
+    pub(crate) fn valid() -> impl Strategy<Value = Checkpoint<'static>> {
+        const TEXTS: [&str; 5] = ["a", "b", "ä", "b", ""];
+        (1usize..=5).prop_flat_map(|n| {
+            let s = move || 0..n as u32;
+            let opt = move || 0..=n as u32;
+            let entity = (
+                s(),
+                s(),
+                0u32..3,
+                0u32..2,
+                0u32..2,
+                opt(),
+                opt(),
+                any::<bool>(),
+            );
+            (
+                vec((s(), s(), s(), opt()), 0..3),
+                vec(entity, 0..4),
+                vec((s(), s(), s(), t(), opt()), 0..4),
+                vec(((s(), s(), s(), t(), opt()), t()), 0..3),
+                vec((0u32..4, s(), s(), s(), opt(), t()), 0..3),
+                vec((s(), opt(), 0u32..3, t()), 0..12),
+            )
+                .prop_map(
+                    move |(agents, entities, relations, ended, reflections, pool)| {
+                        let fact = |i: usize, superseded: u64| {
+                            let (text, kind, id, created) =
+                                pool.get(i).copied().unwrap_or_default();
+                            FactRow {
+                                text,
+                                id,
+                                supersedes: id / 2,
+                                kind,
+                                created,
+                                superseded,
+                            }
+                        };
+                        let (mut facts, mut tags) = (Vec::new(), Vec::new());
+                        let entities = entities
+                            .into_iter()
+                            .map(
+                                |(name, entity_type, current, past, ntags, parent, status, imp)| {
+                                    for _ in 0..current {
+                                        facts.push(fact(facts.len(), 0));
+                                    }
+                                    for _ in 0..past {
+                                        facts.push(fact(facts.len(), 7));
+                                    }
+                                    tags.extend((0..ntags).map(|t| (name + t) % n as u32));
+                                    EntityRow {
+                                        name,
+                                        entity_type,
+                                        created: 1,
+                                        updated: 2,
+                                        next_fact: current + past + 1,
+                                        current,
+                                        past,
+                                        tags: ntags,
+                                        importance: imp.then_some(0.5),
+                                        parent,
+                                        status,
+                                    }
+                                },
+                            )
+                            .collect();
+                        Checkpoint {
+                            strings: TEXTS[..n].to_vec(),
+                            last_at: 9,
+                            agents: agents
+                                .into_iter()
+                                .map(|(client, version, session, actor)| AgentRow {
+                                    client,
+                                    version,
+                                    session,
+                                    actor,
+                                })
+                                .collect(),
+                            entities,
+                            facts,
+                            tags,
+                            relations: relations.into_iter().map(relation).collect(),
+                            ended: ended.into_iter().map(|(r, at)| (relation(r), at)).collect(),
+                            reflections: reflections
+                                .into_iter()
+                                .map(|(k, a, b, c, mood, created)| ReflectionRow {
+                                    id: a + 1,
+                                    target: match k {
+                                        0 => TargetRow::Global,
+                                        1 => TargetRow::Entity(a),
+                                        2 => TargetRow::Relation([a, b, c]),
+                                        _ => TargetRow::Session(b),
+                                    },
+                                    author: b,
+                                    mood,
+                                    content: c,
+                                    created,
+                                })
+                                .collect(),
+                        }
+                    },
+                )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::arbitrary::encoded;
+    use super::*;
+    use alloc::string::ToString;
+    use proptest::prelude::*;
+
     /// What postcard's serde reading of `bytes` gives, re-encoded (floats compare by bits).
     fn by_postcard(bytes: &[u8]) -> Result<Vec<u8>, DecodeError> {
         let (tag, c): (u8, Checkpoint<'_>) = super::super::decode_all(bytes)?;
@@ -548,7 +797,9 @@ mod tests {
     }
 
     fn by_hand(bytes: &[u8]) -> Result<Vec<u8>, DecodeError> {
-        Ok(Checkpoint::read(bytes)?.encode())
+        let mut c = Checkpoint::default();
+        read_checkpoint(bytes, &mut c)?;
+        Ok(c.encode())
     }
 
     proptest! {
