@@ -50,7 +50,7 @@ fn graph_of(contents: &Contents) -> Option<Graph> {
         match Entry::decode(r).ok()? {
             Entry::Change(record) => graph.apply(&record, &mut ()),
             Entry::Checkpoint if i == start => {
-                graph = Graph::from_checkpoint(&Checkpoint::decode(r).ok()?);
+                graph = Graph::from_checkpoint(r).ok()?;
             }
             Entry::Checkpoint => {}
         }
