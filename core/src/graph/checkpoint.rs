@@ -80,8 +80,7 @@ impl Graph {
     pub fn from_checkpoint(bytes: &[u8]) -> Result<Graph, DecodeError> {
         let mut loader = Loader {
             g: Graph::default(),
-            syms: Vec::new(),
-            uses: Vec::new(),
+            held: Vec::new(),
             due: Vec::new(),
             // A fact takes at least six bytes and a tag one, which bounds what the
             // entities' counts may announce before the lists are reached.
@@ -96,10 +95,9 @@ impl Graph {
 /// Builds a graph from a checkpoint's rows as they are read.
 struct Loader {
     g: Graph,
-    /// Each checkpoint string's handle (interned with one reference, for loading).
-    syms: Vec<Sym>,
-    /// How many references the rows make to each checkpoint string.
-    uses: Vec<u32>,
+    /// Each checkpoint string's handle (interned with one reference, for loading) and how
+    /// many references the rows make to it (side by side: one cache miss a reference).
+    held: Vec<(Sym, u32)>,
     /// Each entity's observations (current, then past) and tags still to come.
     due: Vec<Due>,
     /// How many more facts and tags the entities may announce.
@@ -122,9 +120,9 @@ const UNCOUNTED: &str = "entities whose counts do not add up to the observations
 impl Loader {
     /// The handle of string `s`, counting the reference.
     fn sym(&mut self, s: Str) -> Result<Sym, &'static str> {
-        let sym = *self.syms.get(s as usize).ok_or(UNHELD)?;
-        self.uses[s as usize] += 1;
-        Ok(sym)
+        let (sym, uses) = self.held.get_mut(s as usize).ok_or(UNHELD)?;
+        *uses += 1;
+        Ok(*sym)
     }
 
     fn opt(&mut self, s: OptStr) -> Result<Option<Sym>, &'static str> {
@@ -169,11 +167,9 @@ impl Loader {
     /// The graph, each string holding the references its rows made, and its endpoint
     /// lists.
     fn finish(self) -> Graph {
-        let Loader {
-            mut g, syms, uses, ..
-        } = self;
-        for (&sym, &n) in syms.iter().zip(&uses) {
-            match n {
+        let Loader { mut g, held, .. } = self;
+        for (sym, uses) in held {
+            match uses {
                 0 => g.strings.release(sym),
                 n => g.strings.add_refs(sym, n - 1),
             }
@@ -215,8 +211,10 @@ impl Loader {
 impl<'a> Visit<'a> for Loader {
     fn strings(&mut self, strings: Vec<&'a str>, last_at: Millis) {
         self.g.strings.reserve(strings.len());
-        self.syms = strings.iter().map(|t| self.g.strings.intern(t)).collect();
-        self.uses = vec![0; strings.len()];
+        self.held = strings
+            .iter()
+            .map(|t| (self.g.strings.intern(t), 0))
+            .collect();
         self.g.last_at = last_at;
     }
 
