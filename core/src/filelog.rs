@@ -8,8 +8,9 @@
 //!
 //! A process holds the memory file's lock while it handles a message that changes the
 //! memory: from [`FileLog::lock`] (taken by a refresh with [`Intent::Write`]) to
-//! [`FileLog::unlock`] (the host's, once the message is answered) no other process writes
-//! to the file. A message that only reads takes no lock: its refresh reads the whole frames
+//! [`FileLog::unlock`] (the host's, once the message is answered, or a few milliseconds
+//! later if the next message came meanwhile: a burst of writes takes the lock once) no
+//! other process writes to the file. A message that only reads takes no lock: its refresh reads the whole frames
 //! other writers appended, and takes the lock only when there is more to do (the file was
 //! replaced or cut, or its tail is torn — being written, or left by a writer that died). The lock
 //! is a companion file, `<name>.lock`, created exclusively and holding its owner's token
@@ -104,6 +105,10 @@ pub struct FileLog<D: Disk> {
     replaced: bool,
     /// Whether this process holds the lock now.
     locked: bool,
+    /// Whether the guest may write now: the lock was taken, and the last refresh (if any
+    /// since) was for writing. A host may keep the lock between messages; a guest that
+    /// refreshed for reading is still refused.
+    writing: bool,
     warnings: Vec<String>,
 }
 
@@ -116,6 +121,7 @@ impl<D: Disk> FileLog<D> {
             foreign: false,
             replaced: false,
             locked: false,
+            writing: false,
             warnings: Vec::new(),
         }
     }
@@ -155,6 +161,7 @@ impl<D: Disk> FileLog<D> {
             backoff = (backoff * 2).min(MAX_BACKOFF_MS);
         }
         self.locked = true;
+        self.writing = true;
         if !self.disk.is_current()? {
             self.disk.reopen()?;
             self.replaced = true;
@@ -197,9 +204,16 @@ impl<D: Disk> FileLog<D> {
         self.disk.remove(&aside)
     }
 
+    /// Whether this process holds the file's lock.
+    pub fn is_locked(&self) -> bool {
+        self.locked
+    }
+
     /// Releases the lock taken by [`FileLog::lock`] or a refresh (if it is still ours): the
-    /// host calls it once each message is answered.
+    /// host calls it once each message is answered, or, keeping it for a burst of writes,
+    /// once no message followed within a few milliseconds.
     pub fn unlock(&mut self) {
+        self.writing = false;
         if !core::mem::take(&mut self.locked) {
             return;
         }
@@ -213,7 +227,7 @@ impl<D: Disk> FileLog<D> {
 
     /// Refuses to write unless this process still holds the lock.
     fn check_lock(&mut self) -> Result<(), LogError> {
-        if !self.locked {
+        if !self.writing {
             return Err(LogError(format!(
                 "{}: a write without the file's lock (after a refresh for reading); nothing was written",
                 self.disk.name()
@@ -436,6 +450,7 @@ impl<D: Disk> Log for FileLog<D> {
             }
             self.lock()?;
         }
+        self.writing = intent == Intent::Write;
         let size = self.disk.size()?;
         if self.replaced || (!self.foreign && size < self.len) {
             return match self.read(false)? {

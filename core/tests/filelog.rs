@@ -216,6 +216,28 @@ fn a_reader_takes_no_lock_and_sees_whole_frames_at_once() {
     assert_eq!(records(process(&dir, 3).replay().unwrap()).len(), 2);
 }
 
+/// A host may keep the lock between messages (a burst of writes takes it once): a message
+/// that refreshed for reading still may not write, and one that refreshed for writing may,
+/// without taking the lock again.
+#[test]
+fn a_lock_kept_between_messages_lets_only_writers_write() {
+    let dir = MemDir::new();
+    let mut a = process(&dir, 1);
+    locked(&mut a, |a| a.replay().unwrap());
+    assert!(appended(a.refresh(Intent::Write).unwrap()).is_empty());
+    a.append(b"first").unwrap();
+    assert!(a.is_locked(), "kept: the host did not unlock");
+    assert!(appended(a.refresh(Intent::Read).unwrap()).is_empty());
+    let err = a.append(b"after a read").unwrap_err();
+    assert!(err.0.contains("without the file's lock"), "{}", err.0);
+    assert!(appended(a.refresh(Intent::Write).unwrap()).is_empty());
+    a.append(b"second").unwrap();
+    a.unlock();
+    assert!(!a.is_locked());
+    assert_eq!(lock_owner(&dir), None);
+    assert_eq!(records(process(&dir, 2).replay().unwrap()).len(), 2);
+}
+
 /// A reader that meets a torn tail catches up under the lock: a writer holding it is
 /// waited for (never cut short), one that died has its tail cut as at opening.
 #[test]

@@ -1,6 +1,8 @@
 //! Runs the memory component (built and precompiled by `build.rs`) in wasmtime, with a
 //! [`FileLog`] behind its `log` import.
 
+use std::time::{Duration, Instant};
+
 use anyhow::{Context, Result, anyhow};
 use wasmtime::component::{Component, HasSelf, Linker, ResourceAny};
 use wasmtime::{Engine, Store};
@@ -153,11 +155,19 @@ fn now_ms() -> u64 {
     since.map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
+/// Longest a lock kept between messages (see [`Server::linger`]) is held in all: far
+/// inside the age at which other processes judge a lock stale.
+const MAX_HOLD: Duration = Duration::from_millis(250);
+
 /// A memory served by an instance of the component.
 pub struct Server {
     store: Store<HostState>,
     bindings: MemoryServer,
     memory: ResourceAny,
+    /// Whether a lock a message took is kept for the next message (see [`Server::linger`]).
+    linger: bool,
+    /// Since when the lock has been kept between messages.
+    held_since: Option<Instant>,
 }
 
 impl Server {
@@ -193,6 +203,8 @@ impl Server {
                 store,
                 bindings,
                 memory,
+                linger: false,
+                held_since: None,
             },
             warnings,
         ))
@@ -206,23 +218,47 @@ impl Server {
         call: impl FnOnce(&MemoryServer, &mut Store<HostState>, ResourceAny) -> wasmtime::Result<T>,
     ) -> Result<T> {
         let result = call(&self.bindings, &mut self.store, self.memory);
-        self.store.data_mut().log.unlock();
+        self.release();
         Ok(result?)
+    }
+
+    /// Keeps the lock a message takes for the messages that follow, until [`Server::release`]
+    /// (or for at most [`MAX_HOLD`]): a transport that reads one client's messages in turn
+    /// releases it when none came within a few milliseconds, so a burst of writes takes the
+    /// lock once instead of once a message (creating, reading and removing the lock file:
+    /// most of what a small write costs).
+    pub fn linger(&mut self) {
+        self.linger = true;
+    }
+
+    /// Whether this server holds the memory file's lock between messages.
+    pub fn holds_lock(&self) -> bool {
+        self.store.data().log.is_locked()
+    }
+
+    /// Releases the memory file's lock, if this server holds it.
+    pub fn release(&mut self) {
+        self.store.data_mut().log.unlock();
+        self.held_since = None;
     }
 
     /// Handles one MCP message from the client of `session`; returns the messages to send
     /// it, the last one perhaps only begun ([`Replies::continued`]: its rest comes from
     /// [`Server::next_piece`]).
     pub fn handle(&mut self, session: u32, message: &str) -> Result<Replies> {
-        self.turn(|b, store, memory| {
-            b.mcp_memory_memory_server().memory().call_handle(
-                store,
-                memory,
-                session,
-                now_ms(),
-                message,
-            )
-        })
+        let replies = self
+            .bindings
+            .mcp_memory_memory_server()
+            .memory()
+            .call_handle(&mut self.store, self.memory, session, now_ms(), message);
+        let keep = self.linger && replies.is_ok() && self.holds_lock();
+        match self.held_since {
+            _ if !keep => self.release(),
+            None => self.held_since = Some(Instant::now()),
+            Some(since) if since.elapsed() >= MAX_HOLD => self.release(),
+            Some(_) => {}
+        }
+        Ok(replies?)
     }
 
     /// Handles one MCP message from the client of `session`; returns the messages to send

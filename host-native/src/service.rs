@@ -12,12 +12,35 @@ pub type Reopen = Box<dyn Fn() -> Result<Server> + Send>;
 pub struct Service {
     server: Server,
     reopen: Reopen,
+    /// Whether the server keeps a lock between messages ([`Server::linger`]).
+    linger: bool,
 }
 
 impl Service {
     /// Serves `server`; `reopen` rebuilds it from the memory file after a trap.
     pub fn new(server: Server, reopen: Reopen) -> Self {
-        Service { server, reopen }
+        Service {
+            server,
+            reopen,
+            linger: false,
+        }
+    }
+
+    /// Keeps the lock a message takes for the messages that follow, until
+    /// [`Service::release`] ([`Server::linger`]).
+    pub fn linger(&mut self) {
+        self.linger = true;
+        self.server.linger();
+    }
+
+    /// Whether the memory file's lock is held between messages.
+    pub fn holds_lock(&self) -> bool {
+        self.server.holds_lock()
+    }
+
+    /// Releases the memory file's lock, if it is held.
+    pub fn release(&mut self) {
+        self.server.release();
     }
 
     /// Handles one message from the client of `session` and returns the messages for it,
@@ -84,6 +107,9 @@ impl Service {
             "mcp-memory: error: the memory component failed ({trap:#}); reloading the memory from its file"
         );
         self.server = (self.reopen)()?;
+        if self.linger {
+            self.server.linger();
+        }
         Ok(())
     }
 

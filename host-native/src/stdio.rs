@@ -1,21 +1,31 @@
 //! The stdio transport: newline-delimited JSON-RPC on stdin/stdout, logs on stderr.
 
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufRead, Read, Write};
 
 use anyhow::Result;
 
 use crate::engine::Replies;
 use crate::service::Service;
 
+/// How long a lock a write took is kept for the client's next message: a burst of writes
+/// takes it once.
+const LINGER_MS: i32 = 2;
+
 /// Serves MCP on stdin/stdout (session 0) until stdin closes or the client stops reading,
 /// then closes the memory.
 pub fn serve(mut service: Service) -> Result<()> {
     widen_pipe(&io::stdout());
-    let mut stdin = io::stdin().lock();
+    let mut stdin = io::BufReader::with_capacity(1 << 16, io::stdin().lock());
     let mut stdout = io::BufWriter::new(io::stdout().lock());
     let mut line = Vec::new();
+    if can_wait_for_input() {
+        service.linger();
+    }
     loop {
         line.clear();
+        if service.holds_lock() && !line_within(&mut stdin, LINGER_MS)? {
+            service.release();
+        }
         if stdin.read_until(b'\n', &mut line)? == 0 {
             break;
         }
@@ -58,6 +68,38 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 pub(crate) fn trim_eol(line: &[u8]) -> &[u8] {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
     line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// Whether a whole line of input is at hand within `ms` milliseconds (a client stalled
+/// mid-line must not keep the lock).
+fn line_within(stdin: &mut io::BufReader<impl Read>, ms: i32) -> io::Result<bool> {
+    if stdin.buffer().is_empty() && !input_within(ms) {
+        return Ok(false);
+    }
+    Ok(stdin.fill_buf()?.contains(&b'\n'))
+}
+
+/// Whether [`input_within`] can wait for stdin (without it, no lock is kept between
+/// messages).
+fn can_wait_for_input() -> bool {
+    cfg!(unix)
+}
+
+/// Whether stdin has input (or its end) within `ms` milliseconds.
+#[cfg(unix)]
+fn input_within(ms: i32) -> bool {
+    let mut fd = libc::pollfd {
+        fd: libc::STDIN_FILENO,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd, for the length of the call.
+    unsafe { libc::poll(&mut fd, 1, ms) > 0 }
+}
+
+#[cfg(not(unix))]
+fn input_within(_ms: i32) -> bool {
+    true
 }
 
 /// Bytes a pipe on stdout may buffer: Linux's limit for unprivileged processes.

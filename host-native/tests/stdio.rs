@@ -1279,6 +1279,57 @@ fn export_and_import_work_beside_a_running_server() {
     server.stop();
 }
 
+/// A server keeps the lock a write took for the client's next message, but not once the
+/// client pauses, nor while it has sent only part of a line: another server then writes
+/// at once, and the first one's message, completed, is answered.
+#[test]
+fn a_lock_kept_for_the_next_message_is_released_when_the_client_pauses() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("memory.mcpmem");
+    let lock = dir.path().join("memory.mcpmem.lock");
+    let mut first = Live::start(&file);
+    first.call(
+        "create_entities",
+        json!({"entities": [entity("A", "t", &[])]}),
+    );
+    let next = call(
+        99,
+        "create_entities",
+        json!({"entities": [entity("C", "t", &[])]}),
+    );
+    let next = next.to_string();
+    let (head, tail) = next.split_at(10);
+    write!(first.input, "{head}").unwrap();
+    first.input.flush().unwrap();
+    let released = (0..500).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        !lock.exists()
+    });
+    assert!(
+        released,
+        "the lock is released while the client pauses mid-line"
+    );
+    let mut second = Live::start(&file);
+    second.call(
+        "create_entities",
+        json!({"entities": [entity("B", "t", &[])]}),
+    );
+    writeln!(first.input, "{tail}").unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut first.output, &mut line).unwrap();
+    let reply: Value = serde_json::from_str(&line).unwrap();
+    assert!(reply["result"].get("isError").is_none(), "{reply}");
+    first.stop();
+    second.stop();
+    let names: Vec<Value> = graph(&file)["entities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].clone())
+        .collect();
+    assert_eq!(names, [json!("A"), json!("B"), json!("C")]);
+}
+
 /// Servers writing at the same moment take turns under the file's lock: none overwrites
 /// another's records, and every acknowledged change is in the file.
 #[test]
