@@ -11,6 +11,9 @@ use crate::service::Service;
 /// takes it once.
 const LINGER_MS: i32 = 2;
 
+/// Replies longer than this (the smallest pipe buffer) are not sent under a kept lock.
+const LONG_REPLY: usize = 64 << 10;
+
 /// Serves MCP on stdin/stdout (session 0) until stdin closes or the client stops reading,
 /// then closes the memory.
 pub fn serve(mut service: Service) -> Result<()> {
@@ -31,6 +34,11 @@ pub fn serve(mut service: Service) -> Result<()> {
         }
         let text = String::from_utf8_lossy(trim_eol(&line));
         let replies = service.handle(0, &text)?;
+        let long = replies.messages.iter().map(String::len).sum::<usize>() > LONG_REPLY;
+        if replies.continued || long {
+            // A long answer may wait on a client that reads it slowly: not under the lock.
+            service.release();
+        }
         match send(&mut stdout, &mut service, replies) {
             // The client closed its end: the session is over.
             Err(e) if is_broken_pipe(&e) => break,

@@ -1279,6 +1279,23 @@ fn export_and_import_work_beside_a_running_server() {
     server.stop();
 }
 
+/// Waits (up to 5 s) for the lock on `file` to be released (while `when`), then
+/// starts another server that writes entity "B".
+fn another_writes_once_released(file: &Path, when: &str) -> Live {
+    let lock = file.with_extension("mcpmem.lock");
+    let released = (0..500).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        !lock.exists()
+    });
+    assert!(released, "the lock is released while {when}");
+    let mut second = Live::start(file);
+    second.call(
+        "create_entities",
+        json!({"entities": [entity("B", "t", &[])]}),
+    );
+    second
+}
+
 /// A server keeps the lock a write took for the client's next message, but not once the
 /// client pauses, nor while it has sent only part of a line: another server then writes
 /// at once, and the first one's message, completed, is answered.
@@ -1286,7 +1303,6 @@ fn export_and_import_work_beside_a_running_server() {
 fn a_lock_kept_for_the_next_message_is_released_when_the_client_pauses() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("memory.mcpmem");
-    let lock = dir.path().join("memory.mcpmem.lock");
     let mut first = Live::start(&file);
     first.call(
         "create_entities",
@@ -1301,19 +1317,7 @@ fn a_lock_kept_for_the_next_message_is_released_when_the_client_pauses() {
     let (head, tail) = next.split_at(10);
     write!(first.input, "{head}").unwrap();
     first.input.flush().unwrap();
-    let released = (0..500).any(|_| {
-        std::thread::sleep(std::time::Duration::from_millis(10));
-        !lock.exists()
-    });
-    assert!(
-        released,
-        "the lock is released while the client pauses mid-line"
-    );
-    let mut second = Live::start(&file);
-    second.call(
-        "create_entities",
-        json!({"entities": [entity("B", "t", &[])]}),
-    );
+    let second = another_writes_once_released(&file, "the client pauses mid-line");
     writeln!(first.input, "{tail}").unwrap();
     let mut line = String::new();
     std::io::BufRead::read_line(&mut first.output, &mut line).unwrap();
@@ -1328,6 +1332,41 @@ fn a_lock_kept_for_the_next_message_is_released_when_the_client_pauses() {
         .map(|e| e["name"].clone())
         .collect();
     assert_eq!(names, [json!("A"), json!("B"), json!("C")]);
+}
+
+/// A long answer (here the write's own, which lists what it created, and a read_graph
+/// sent piece by piece) is not sent under a kept lock: a client that reads it slowly holds
+/// up no other server.
+#[test]
+fn a_long_answer_is_sent_without_the_lock() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("memory.mcpmem");
+    let long = "x".repeat(60_000);
+    let entities: Vec<Value> = (0..40)
+        .map(|i| entity(&format!("E{i}"), "t", &[&long]))
+        .collect();
+    let mut first = Live::start(&file);
+    // Both lines at once: the write and a read, whose 2.4 MB answers outgrow the pipe,
+    // which nobody reads yet.
+    let write = call(2, "create_entities", json!({ "entities": entities }));
+    let read = call(3, "read_graph", json!({}));
+    writeln!(first.input, "{write}\n{read}").unwrap();
+    first.input.flush().unwrap();
+    let second = another_writes_once_released(&file, "the long answers are sent");
+    let mut line = String::new();
+    for _ in 0..2 {
+        line.clear();
+        std::io::BufRead::read_line(&mut first.output, &mut line).unwrap();
+        let reply: Value = serde_json::from_str(&line).unwrap();
+        assert!(
+            reply["result"].get("isError").is_none(),
+            "{}",
+            &line[..200.min(line.len())]
+        );
+    }
+    first.stop();
+    second.stop();
+    assert_eq!(graph(&file)["entities"].as_array().unwrap().len(), 41);
 }
 
 /// Servers writing at the same moment take turns under the file's lock: none overwrites
