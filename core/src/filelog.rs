@@ -24,7 +24,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::frame::{self, TornTail};
+use crate::frame::{self, ScanError, TornTail};
 use crate::log::{Changes, Contents, Intent, Log, LogError, last_checkpoint};
 use crate::record::is_checkpoint;
 
@@ -34,6 +34,8 @@ pub const STALE_LOCK_MS: u64 = 30_000;
 /// token right after creating it, so an empty lock this old was left by a process killed in
 /// between.
 pub const OWNERLESS_LOCK_MS: u64 = 1_000;
+/// Bytes of the file [`Log::entries`] reads at a time.
+const WINDOW: u64 = 1 << 20;
 /// Longest pause between two attempts to take the lock (milliseconds).
 const MAX_BACKOFF_MS: u32 = 16;
 
@@ -339,6 +341,53 @@ impl<D: Disk> FileLog<D> {
         Ok(scan.records)
     }
 
+    /// The error for damage `e` found while reading.
+    fn untouched(&self, e: ScanError) -> LogError {
+        LogError(format!(
+            "{}: {e}; the file was left untouched",
+            self.disk.name()
+        ))
+    }
+
+    /// Reads the frame at `at`, longer than [`WINDOW`], into `entries` (unless it is a
+    /// superseded checkpoint, whose checksum is checked a window at a time); returns where
+    /// the next frame starts.
+    fn long_entry(&mut self, at: u64, entries: &mut Vec<Vec<u8>>) -> Result<u64, LogError> {
+        const HEAD: u64 = frame::FRAME_HEADER_LEN as u64;
+        let corrupt = |reason| ScanError::Corrupt {
+            offset: at as usize,
+            reason,
+        };
+        let head = self.disk.read_at(at, frame::FRAME_HEADER_LEN)?;
+        let Some(len) = frame::payload_len(&head) else {
+            return Err(self.untouched(corrupt("record length check failed")));
+        };
+        let end = at + HEAD + len as u64;
+        if end > self.len {
+            return Err(self.untouched(corrupt("record runs past the end")));
+        }
+        let tag = self.disk.read_at(at + HEAD, 1)?;
+        let holds = if entries.is_empty() || !is_checkpoint(&tag) {
+            let payload = self.disk.read_at(at + HEAD, len)?;
+            let holds = frame::checksum_holds(&head, &payload);
+            entries.push(payload);
+            holds
+        } else {
+            let mut crc = crc32fast::Hasher::new();
+            let mut from = at + HEAD;
+            while from < end {
+                let chunk = self.disk.read_at(from, (end - from).min(WINDOW) as usize)?;
+                crc.update(&chunk);
+                from += chunk.len() as u64;
+            }
+            frame::checksum_of(&head) == crc.finalize()
+        };
+        if !holds {
+            return Err(self.untouched(corrupt("checksum mismatch")));
+        }
+        Ok(end)
+    }
+
     /// Cuts the file back to the valid prefix after a torn tail (the writer that left it
     /// is gone: the lock is ours), with a warning.
     fn cut_torn_tail(&mut self, torn: TornTail) -> Result<(), LogError> {
@@ -501,23 +550,35 @@ impl<D: Disk> Log for FileLog<D> {
         if self.foreign {
             return Ok(Vec::new());
         }
-        let bytes = self.disk.read_at(0, self.len as usize)?;
-        let scan = frame::scan(&bytes).map_err(|e| {
-            LogError(format!(
-                "{}: {e}; the file was left untouched",
-                self.disk.name()
-            ))
-        })?;
-        // Checkpoints after the first entry restate the entries before them: left out, they
-        // neither cross into the guest nor stay in its heap (at 40K entities a bulk-loaded
-        // log is 32 MB, of which 26 are superseded checkpoints).
-        let first = scan.records.first().copied();
-        let changes = scan.records.iter().skip(1).filter(|r| !is_checkpoint(r));
-        Ok(first
-            .into_iter()
-            .chain(changes.copied())
-            .map(<[u8]>::to_vec)
-            .collect())
+        // Read a window at a time: checkpoints after the first entry restate the entries
+        // before them and are left out (at 40K entities a bulk-loaded log is 32 MB, of which
+        // 26 are superseded checkpoints), so the whole file is never in memory at once.
+        let head = self.disk.read_at(0, frame::HEADER_LEN)?;
+        if let frame::End::Damaged(e) = frame::walk(&head).end {
+            return Err(self.untouched(e));
+        }
+        let mut entries = Vec::new();
+        let mut at = frame::HEADER_LEN as u64;
+        while at < self.len {
+            let window = self
+                .disk
+                .read_at(at, (self.len - at).min(WINDOW) as usize)?;
+            let walk = frame::walk_frames(&window, at as usize);
+            for r in &walk.records {
+                if entries.is_empty() || !is_checkpoint(r) {
+                    entries.push(r.to_vec());
+                }
+            }
+            at = match walk.end {
+                frame::End::Damaged(e) => return Err(self.untouched(e)),
+                // A frame longer than the window.
+                frame::End::Torn(_) if walk.records.is_empty() => {
+                    self.long_entry(at, &mut entries)?
+                }
+                _ => walk.valid_len as u64,
+            };
+        }
+        Ok(entries)
     }
 
     fn replace(&mut self, entries: &[Vec<u8>]) -> Result<(), LogError> {

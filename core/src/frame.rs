@@ -105,7 +105,12 @@ pub fn payload_len(frame_header: &[u8]) -> Option<usize> {
 
 /// Whether `payload` has the checksum its frame header (one [`payload_len`] accepts) states.
 pub fn checksum_holds(frame_header: &[u8], payload: &[u8]) -> bool {
-    crc32fast::hash(payload) == u32_at(frame_header, 8)
+    crc32fast::hash(payload) == checksum_of(frame_header)
+}
+
+/// The payload checksum a frame header (one [`payload_len`] accepts) states.
+pub fn checksum_of(frame_header: &[u8]) -> u32 {
+    u32_at(frame_header, 8)
 }
 
 /// A whole log file: header plus framed records, the header naming the last checkpoint.

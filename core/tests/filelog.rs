@@ -509,3 +509,38 @@ fn a_header_naming_an_earlier_checkpoint_opens_at_the_last_one() {
         (before as u64, entries[2..].to_vec())
     );
 }
+
+/// Entries are read a window (1 MiB) at a time, never the whole file at once: a record
+/// longer than a window comes whole, a superseded checkpoint longer than one is left out
+/// but its checksum is still checked, and damage in it is reported.
+#[test]
+fn entries_leave_out_long_superseded_checkpoints_but_check_them() {
+    let big = |tag: u8, fill: u8| {
+        let mut payload = vec![fill; 3 << 20];
+        payload[0] = tag;
+        payload
+    };
+    let (first, superseded, record) = (big(CHECKPOINT, 1), big(CHECKPOINT, 2), big(0, 3));
+    let payloads = [
+        first.clone(),
+        b"between".to_vec(),
+        superseded,
+        record.clone(),
+        vec![CHECKPOINT],
+        b"last".to_vec(),
+    ];
+    let bytes = frame::encode_log(payloads.iter().map(Vec::as_slice));
+    let entries_of = |bytes: &[u8]| {
+        let dir = MemDir::with_file(NAME, bytes);
+        let mut log = process(&dir, 1);
+        log.replay().expect("opens from the last checkpoint");
+        log.entries()
+    };
+    let expected = [first, b"between".to_vec(), record, b"last".to_vec()];
+    assert_eq!(entries_of(&bytes).expect("reads"), expected);
+    let inside = frame_offset(&payloads, 2) + frame::FRAME_HEADER_LEN + (2 << 20);
+    let mut damaged = bytes.clone();
+    damaged[inside] ^= 1;
+    let err = entries_of(&damaged).expect_err("damage is reported");
+    assert!(err.0.contains("checksum mismatch"), "{}", err.0);
+}
