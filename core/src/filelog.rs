@@ -328,12 +328,7 @@ impl<D: Disk> FileLog<D> {
     /// The records of a walk to the end of the file, after cutting off its torn tail;
     /// damage is an error.
     fn take_walk<'a>(&mut self, walk: frame::Walk<'a>) -> Result<Vec<&'a [u8]>, LogError> {
-        let scan = walk.into_scan().map_err(|e| {
-            LogError(format!(
-                "{}: {e}; the file was left untouched",
-                self.disk.name()
-            ))
-        })?;
+        let scan = walk.into_scan().map_err(|e| self.untouched(e))?;
         self.len = scan.valid_len as u64;
         if let Some(torn) = scan.torn {
             self.cut_torn_tail(torn)?;
