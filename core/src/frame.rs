@@ -86,12 +86,19 @@ fn zero_filled_header(bytes: &[u8]) -> bool {
 
 /// Appends one framed record to `out`.
 pub fn encode_frame(payload: &[u8], out: &mut Vec<u8>) {
-    let len = u32::try_from(payload.len()).expect("records are far smaller than 4 GiB");
     out.reserve(FRAME_HEADER_LEN + payload.len());
-    out.extend_from_slice(&len.to_le_bytes());
-    out.extend_from_slice(&(!len).to_le_bytes());
-    out.extend_from_slice(&crc32fast::hash(payload).to_le_bytes());
+    out.extend_from_slice(&frame_header(payload));
     out.extend_from_slice(payload);
+}
+
+/// The header that frames `payload`: its length, the length's complement, its checksum.
+pub fn frame_header(payload: &[u8]) -> [u8; FRAME_HEADER_LEN] {
+    let len = u32::try_from(payload.len()).expect("records are far smaller than 4 GiB");
+    let mut header = [0; FRAME_HEADER_LEN];
+    header[..4].copy_from_slice(&len.to_le_bytes());
+    header[4..8].copy_from_slice(&(!len).to_le_bytes());
+    header[8..].copy_from_slice(&crc32fast::hash(payload).to_le_bytes());
+    header
 }
 
 /// The payload length a frame header states, if its length check holds.

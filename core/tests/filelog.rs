@@ -293,6 +293,33 @@ fn a_failed_write_leaves_no_frame_and_the_next_append_follows_the_last_whole_one
     );
 }
 
+/// A long entry is written in two steps, header then payload: a payload write that fails
+/// leaves no header behind, and long entries read back whole.
+#[test]
+fn a_long_entry_whose_payload_write_fails_leaves_no_header() {
+    let long: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+    let dir = MemDir::new();
+    let mut a = process(&dir, 1);
+    locked(&mut a, |a| {
+        a.replay().unwrap();
+        a.append(b"one").unwrap();
+        dir.fail(Op::Write, 2, "write: No space left on device (os error 28)");
+        a.append(&long).unwrap_err();
+    });
+    let bytes = dir.file(NAME).unwrap();
+    let scan = frame::scan(&bytes).unwrap();
+    assert_eq!((scan.records, scan.torn), (vec![&b"one"[..]], None));
+    locked(&mut a, |a| {
+        a.append(&long).unwrap();
+        a.append(b"three").unwrap();
+    });
+    let bytes = dir.file(NAME).unwrap();
+    assert_eq!(
+        frame::scan(&bytes).unwrap().records,
+        [&b"one"[..], &long, b"three"]
+    );
+}
+
 #[test]
 fn a_power_cut_keeps_what_was_synced_and_a_failed_sync_is_not_synced() {
     let dir = MemDir::new();
