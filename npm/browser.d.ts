@@ -24,6 +24,10 @@ export interface BrowserOpenOptions {
   indexedDB?: IDBFactory;
   /** Days of history the memory keeps for the history tool, reads asOf and undo (default 30; 0: none). */
   historyDays?: number;
+  /** The tools listed and answered (default: 'default', the nine with ranked search, history and undo). */
+  profile?: api.Profile;
+  /** Adjustments to the profile: comma-separated tool names, '+name' to add one, '-name' to leave one out. */
+  tools?: string;
   /**
    * Where the engine's WebAssembly is: a URL, a Response, bytes or a compiled module.
    * Default: `dist/web/mcp_memory_bg.wasm` beside the package's JavaScript (bundlers must

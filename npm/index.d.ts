@@ -45,7 +45,14 @@ export interface OpenOptions {
   actor?: string;
   /** Days of history the file keeps for the history tool, reads asOf and undo (default 30; 0: none). */
   historyDays?: number;
+  /** The tools listed and answered (default: 'default', the nine with ranked search, history and undo). */
+  profile?: Profile;
+  /** Adjustments to the profile: comma-separated tool names, '+name' to add one, '-name' to leave one out. */
+  tools?: string;
 }
+
+/** A named set of tools: exactly the reference's nine, a small default, a seed server's surface, or all. */
+export type Profile = 'reference' | 'default' | 'rust' | 'memory-mcp' | 'mcp-memory-py' | 'all';
 
 /** A tool call that failed: the tool's error text (an MCP result with `isError: true`). */
 export class ToolError extends Error {

@@ -191,9 +191,11 @@ fn open_native(path: &Path) -> Native {
 
 fn open_component(path: &Path) -> Server {
     let log = open_log(path, Durability::Background).expect("open log");
-    Server::open(log, &Options::default())
-        .expect("open component")
-        .0
+    let options = Options {
+        profile: "all".to_string(),
+        ..Options::default()
+    };
+    Server::open(log, &options).expect("open component").0
 }
 
 fn main() {

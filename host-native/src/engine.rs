@@ -68,12 +68,17 @@ impl From<MemoryError> for CallError {
 /// The component, precompiled for this architecture by `build.rs`.
 static PRECOMPILED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/memory.cwasm"));
 
+/// The tool profile a server lists unless told otherwise.
+pub const DEFAULT_PROFILE: &str = "default";
+
 impl Default for Options {
-    /// No actor; the core's default days of history.
+    /// No actor; the core's default days of history; the default profile's tools.
     fn default() -> Self {
         Options {
             actor: None,
             history_days: mcp_memory_core::memory::DEFAULT_HISTORY_DAYS,
+            profile: DEFAULT_PROFILE.to_string(),
+            tools: String::new(),
         }
     }
 }

@@ -8,16 +8,18 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::error::ErrorKind;
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 use mcp_memory::auth::{TOKEN_ENV, Token};
 use mcp_memory::disk::{Durability, open_log};
-use mcp_memory::engine::{CallError, Options, Server};
+use mcp_memory::engine::{CallError, DEFAULT_PROFILE, Options, Server};
 use mcp_memory::listen::{self, Listen, Network};
 use mcp_memory::seeddb;
 use mcp_memory::service::Service;
 use mcp_memory::{config, stdio};
 use mcp_memory_core::memory::DEFAULT_HISTORY_DAYS;
+use mcp_memory_core::tools::profile::{PROFILES, Selection};
 use mcp_memory_core::{Error, frame};
 
 /// The exit status of an `import` whose file could not be read (sysexits' EX_DATAERR):
@@ -48,6 +50,25 @@ struct Cli {
     #[arg(long, value_name = "DAYS", env = "MCP_MEMORY_HISTORY_DAYS", global = true,
           default_value_t = DEFAULT_HISTORY_DAYS)]
     history_days: u32,
+
+    /// The tools listed and answered: reference (exactly the reference server's nine),
+    /// default (the nine, ranked search, history, undo), rust (the Rust mcp-memory's 26),
+    /// memory-mcp, mcp-memory-py (what this server has of those servers' tools), all.
+    #[arg(long, value_name = "NAME", env = "MCP_MEMORY_PROFILE", global = true,
+          default_value = DEFAULT_PROFILE, value_parser = profile_names())]
+    profile: String,
+
+    /// Adjusts the profile: comma-separated tool names, `+name` to add one, `-name` to leave
+    /// one out (e.g. `--tools=+get_entity,-undo`).
+    #[arg(
+        long,
+        value_name = "LIST",
+        env = "MCP_MEMORY_TOOLS",
+        global = true,
+        allow_hyphen_values = true,
+        default_value = ""
+    )]
+    tools: String,
 
     /// How MCP clients connect.
     #[arg(long, value_enum, default_value_t = Transport::Stdio)]
@@ -237,6 +258,15 @@ fn convert_database(path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// The `--profile` values: the core's profile names.
+fn profile_names() -> clap::builder::PossibleValuesParser {
+    PROFILES
+        .iter()
+        .map(|(name, _)| *name)
+        .collect::<Vec<_>>()
+        .into()
+}
+
 fn open(path: &Path, durability: Durability, options: &Options) -> Result<Server> {
     convert_database(path)?;
     let (server, warnings) = Server::open(open_log(path, durability)?, options)?;
@@ -248,6 +278,9 @@ fn open(path: &Path, durability: Durability, options: &Options) -> Result<Server
 
 fn main() -> Result<()> {
     let cli = Cli::parse();
+    if let Err(e) = Selection::new(&cli.profile, &cli.tools) {
+        Cli::command().error(ErrorKind::InvalidValue, e).exit();
+    }
     let path = config::memory_path(
         cli.memory_file.as_deref(),
         std::env::var_os(config::ENV_VAR),
@@ -256,6 +289,8 @@ fn main() -> Result<()> {
     let options = Options {
         actor: cli.actor.clone(),
         history_days: cli.history_days,
+        profile: cli.profile.clone(),
+        tools: cli.tools.clone(),
     };
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => {
@@ -317,7 +352,13 @@ fn main() -> Result<()> {
         Command::Forget { names } => {
             let call = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                 "params": {"name": "forget", "arguments": {"entityNames": names}}});
-            let mut server = open(&path, durability, &options)?;
+            // The command calls the tool whatever profile serving would list.
+            let every_tool = Options {
+                profile: "all".to_string(),
+                tools: String::new(),
+                ..options
+            };
+            let mut server = open(&path, durability, &every_tool)?;
             let replies = server.handle_whole(0, &call.to_string())?;
             let reply: serde_json::Value = replies
                 .last()

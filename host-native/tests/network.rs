@@ -35,6 +35,7 @@ fn start(file: &Path, args: &[&str]) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-memory"))
         .env_remove("MEMORY_FILE_PATH")
         .env_remove("MCP_MEMORY_AUTH_TOKEN")
+        .env("MCP_MEMORY_PROFILE", "all")
         .arg("-f")
         .arg(file)
         .args(["--bind", "127.0.0.1:0"])

@@ -16,10 +16,11 @@ use serde_json::{Value, json};
 // ---------------------------------------------------------------------------------------
 // Helpers
 
-/// The binary, with no memory file configured by the environment.
+/// The binary, with no memory file configured by the environment, answering every tool.
 fn mcp_memory() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcp-memory"));
-    cmd.env_remove("MEMORY_FILE_PATH");
+    cmd.env_remove("MEMORY_FILE_PATH")
+        .env("MCP_MEMORY_PROFILE", "all");
     cmd
 }
 
@@ -1064,6 +1065,64 @@ fn mark(cmd: Command) {
             json!({"entities": [entity("here", "t", &[])]}),
         )],
     );
+}
+
+/// The names `tools/list` gives when the binary runs as `cmd`.
+fn listed(cmd: Command) -> Vec<String> {
+    let run = serve(
+        cmd,
+        &[json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})],
+    );
+    let tools = run.assert_ok().reply(1)["result"]["tools"].clone();
+    let tools = tools.as_array().expect("a tools list").clone();
+    tools
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn the_profile_comes_from_the_flag_else_the_environment_else_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("m.mcpmem");
+    let mut cmd = on(&file);
+    cmd.env_remove("MCP_MEMORY_PROFILE");
+    let default = listed(cmd);
+    assert_eq!(default.len(), 12);
+    assert_eq!(default[9..], ["search", "history", "undo"]);
+    let mut cmd = on(&file);
+    cmd.env("MCP_MEMORY_PROFILE", "reference");
+    assert_eq!(listed(cmd).len(), 9);
+    let mut cmd = on(&file);
+    cmd.env("MCP_MEMORY_PROFILE", "reference")
+        .args(["--profile", "rust"]);
+    assert_eq!(listed(cmd).len(), 26);
+    let mut cmd = on(&file);
+    cmd.env("MCP_MEMORY_PROFILE", "default")
+        .env("MCP_MEMORY_TOOLS", "-undo")
+        .args(["--tools", "-search,+get_entity"]);
+    assert_eq!(listed(cmd)[9..], ["get_entity", "history", "undo"]);
+}
+
+#[test]
+fn an_unknown_profile_or_tool_is_refused_before_anything_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("m.mcpmem");
+    for args in [
+        ["--profile", "everything"],
+        ["--tools", "+get_entity,-nope"],
+    ] {
+        let mut cmd = on(&file);
+        cmd.args(args);
+        let run = exec(cmd, "");
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("everything") || run.stderr.contains("unknown tool 'nope'"),
+            "{}",
+            run.stderr
+        );
+        assert!(!file.exists(), "nothing was opened");
+    }
 }
 
 #[test]

@@ -181,6 +181,14 @@ impl FileMemory {
         self.server.set_history_days(days);
     }
 
+    /// Lists and answers the tools of `profile` (reference, default, rust, memory-mcp,
+    /// mcp-memory-py, all) adjusted by `tools` (`+name,-name`). Throws, changing nothing,
+    /// on an unknown profile or tool. A memory lists every tool until this is called.
+    #[wasm_bindgen(js_name = setTools)]
+    pub fn set_tools(&mut self, profile: &str, tools: &str) -> Result<(), JsError> {
+        self.server.set_tools(profile, tools).map_err(js_error)
+    }
+
     /// Gives semantic and hybrid search their embedding table: `source()` returns its bytes
     /// (a `Uint8Array`), or anything else if there is none. It is called at most once, when
     /// a search first ranks by meaning.

@@ -104,3 +104,12 @@ pub fn empty_log() -> Vec<u8> {
 pub fn failure_reply(message: &str, reason: &str) -> Option<String> {
     mcp_memory_core::mcp::failure_reply(message, reason)
 }
+
+/// Throws if `profile` or `tools` (as a memory's `setTools` takes them) names a profile or
+/// a tool there is not: a command line checks them before it opens anything.
+#[wasm_bindgen(js_name = checkTools)]
+pub fn check_tools(profile: &str, tools: &str) -> Result<(), JsError> {
+    mcp_memory_core::tools::profile::Selection::new(profile, tools)
+        .map(drop)
+        .map_err(js_error)
+}

@@ -46,6 +46,15 @@ Options:
                                     compaction folds older changes into the state they
                                     left; 0 keeps none [env: MCP_MEMORY_HISTORY_DAYS=]
                                     [default: 30]
+      --profile <NAME>              The tools listed and answered: reference (exactly the
+                                    reference server's nine), default (the nine, ranked
+                                    search, history, undo), rust (the Rust mcp-memory's
+                                    26), memory-mcp, mcp-memory-py (what this server has of
+                                    those servers' tools), all [env: MCP_MEMORY_PROFILE=]
+                                    [default: default]
+      --tools <LIST>                Adjusts the profile: comma-separated tool names, +name
+                                    to add one, -name to leave one out (e.g.
+                                    --tools=+get_entity,-undo) [env: MCP_MEMORY_TOOLS=]
       --transport <stdio>           How MCP clients connect [default: stdio]
   -h, --help                        Print help
   -V, --version                     Print version
@@ -67,15 +76,28 @@ function fail(message) {
   process.exit(2);
 }
 
+/** The arguments, with `--tools LIST` joined as `--tools=LIST`: its value may begin with a dash. */
+function joinToolsValue(args) {
+  const out = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--tools' && i + 1 < args.length) out.push(`--tools=${args[++i]}`);
+    else out.push(args[i]);
+  }
+  return out;
+}
+
 let parsed;
 try {
   parsed = parseArgs({
+    args: joinToolsValue(process.argv.slice(2)),
     allowPositionals: true,
     options: {
       'memory-file': { type: 'string', short: 'f' },
       durability: { type: 'string', default: 'background' },
       actor: { type: 'string' },
       'history-days': { type: 'string' },
+      profile: { type: 'string' },
+      tools: { type: 'string' },
       transport: { type: 'string', default: 'stdio' },
       format: { type: 'string' },
       output: { type: 'string', short: 'o' },
@@ -120,10 +142,18 @@ const options = {
   durability: values.durability,
   actor: values.actor ?? process.env.MCP_MEMORY_ACTOR,
   historyDays: Number(historyDays),
+  profile: values.profile ?? process.env.MCP_MEMORY_PROFILE ?? 'default',
+  tools: values.tools ?? process.env.MCP_MEMORY_TOOLS ?? '',
 };
+try {
+  loadEngine().checkTools(options.profile, options.tools);
+} catch (e) {
+  fail(e.message);
+}
 
-function open() {
-  const memory = new Memory(path, options);
+/** The memory, opened with the command line's options and then `overrides`. */
+function open(overrides = {}) {
+  const memory = new Memory(path, { ...options, ...overrides });
   printWarnings(memory);
   return memory;
 }
@@ -171,7 +201,8 @@ try {
     }
     case 'forget': {
       if (!rest.length) fail('forget needs at least one NAME');
-      const memory = open();
+      // The command calls the tool whatever profile serving would list.
+      const memory = open({ profile: 'all', tools: '' });
       try {
         process.stdout.write(`${JSON.stringify(memory.callTool('forget', { entityNames: rest }), null, 2)}\n`);
       } finally {

@@ -40,10 +40,19 @@ async function tableBytes(source) {
   return source ? bytesOf(source) : null;
 }
 
-/** The engine's memory over these records, keeping `historyDays` of history if given. */
-function openQueue(records, historyDays) {
+/**
+ * The engine's memory over these records, with `settings` applied: `historyDays` of history
+ * if given, the tools of `profile` adjusted by `tools`.
+ */
+function openQueue(records, { historyDays, profile = 'default', tools = '' }) {
   const inner = QueueMemory.open(records);
-  if (historyDays !== undefined) inner.setHistoryDays(historyDays);
+  try {
+    if (historyDays !== undefined) inner.setHistoryDays(historyDays);
+    inner.setTools(profile, tools);
+  } catch (e) {
+    inner.free();
+    throw e;
+  }
   return inner;
 }
 
@@ -58,19 +67,22 @@ export class BrowserMemory extends EventTarget {
    * Opens (creating) the memory called `name` in this origin's IndexedDB and replays it.
    * Options: `durability`: 'strict' (default: a reply waits until its change is on disk) or
    * 'relaxed' (until IndexedDB committed it; the browser flushes it to disk soon after); `indexedDB`: the IndexedDB factory (the global one by default); `historyDays`:
-   * days of history kept for the history tool, reads asOf and undo (default 30; 0: none); `wasm`:
+   * days of history kept for the history tool, reads asOf and undo (default 30; 0: none);
+   * `profile`: the tools listed and answered — 'reference', 'default' (the default), 'rust',
+   * 'memory-mcp', 'mcp-memory-py' or 'all'; `tools`: adjustments, '+name,-name'; `wasm`:
    * where the engine's .wasm file is (see the README); `embeddings`: the embedding table
    * semantic search reads — a URL (by default `embeddings.bin` next to the engine), its bytes,
    * a function resolving to them, or `false` for none. It is fetched only when a search
    * first ranks by meaning; that call waits for it.
    * Rejects if IndexedDB is unavailable or the log holds records this version cannot read.
    */
-  static async open(name = 'default', { durability = 'strict', indexedDB, historyDays, wasm, embeddings = EMBEDDINGS } = {}) {
+  static async open(name = 'default', { durability = 'strict', indexedDB, historyDays, profile, tools, wasm, embeddings = EMBEDDINGS } = {}) {
     await loadEngine(wasm);
     const log = await IdbLog.open(name, { durability, indexedDB });
     try {
       const records = await log.load();
-      return new BrowserMemory(name, log, openQueue(records, historyDays), historyDays, embeddings);
+      const settings = { historyDays, profile, tools };
+      return new BrowserMemory(name, log, openQueue(records, settings), settings, embeddings);
     } catch (e) {
       log.close();
       throw e;
@@ -92,8 +104,8 @@ export class BrowserMemory extends EventTarget {
   #queue = Promise.resolve();
   /** Other tabs' word that they changed the memory. */
   #channel;
-  /** Days of history kept (undefined: the engine's default). */
-  #historyDays;
+  /** What each engine memory is opened with: days of history, tool profile and adjustments. */
+  #settings;
 
   /** Where the embedding table comes from (the `embeddings` option). */
   #embeddings;
@@ -103,13 +115,13 @@ export class BrowserMemory extends EventTarget {
   #wanted = false;
 
   /** Use `BrowserMemory.open`. */
-  constructor(name, log, inner, historyDays, embeddings) {
+  constructor(name, log, inner, settings, embeddings) {
     super();
     /** The memory's name (its IndexedDB database is `mcp-memory:<name>`). */
     this.name = name;
     this.#log = log;
     this.#inner = inner;
-    this.#historyDays = historyDays;
+    this.#settings = settings;
     this.#embeddings = embeddings;
     this.#offerTable(inner);
     // Other tabs (and other BrowserMemory objects of this name) say when they changed the
@@ -249,7 +261,7 @@ export class BrowserMemory extends EventTarget {
   async #reload() {
     const records = await this.#log.load();
     const old = this.#inner;
-    this.#inner = openQueue(records, this.#historyDays);
+    this.#inner = openQueue(records, this.#settings);
     this.#offerTable(this.#inner);
     try {
       old.free();

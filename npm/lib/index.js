@@ -21,7 +21,9 @@ export class Memory {
    * its original kept as `.bak`). Without `file`, MEMORY_FILE_PATH or the default location.
    * Options: `durability`: 'background' (default) or 'sync'; `actor`: who changes are made
    * for (stamped on each, beside the client and session); `historyDays`: days of history the
-   * file keeps for the history tool, reads asOf and undo (default 30; 0: none).
+   * file keeps for the history tool, reads asOf and undo (default 30; 0: none); `profile`:
+   * the tools listed and answered — 'reference', 'default' (the default), 'rust',
+   * 'memory-mcp', 'mcp-memory-py' or 'all'; `tools`: adjustments, '+name,-name'.
    */
   static open(file, options = {}) {
     return new Memory(file, options);
@@ -33,7 +35,7 @@ export class Memory {
   #inner;
   #nextId = 1;
 
-  constructor(file, { durability = 'background', actor, historyDays } = {}) {
+  constructor(file, { durability = 'background', actor, historyDays, profile = 'default', tools = '' } = {}) {
     /** The memory file's absolute path. */
     this.path = memoryPath(file);
     this.#disk = new NodeDisk(this.path, { durability });
@@ -42,6 +44,7 @@ export class Memory {
       this.#inner.setEmbeddingSource(readEmbeddings);
       if (actor) this.#inner.setActor(actor);
       if (historyDays !== undefined) this.#inner.setHistoryDays(historyDays);
+      this.#inner.setTools(profile, tools);
     } catch (e) {
       this.#disk.close();
       throw e;

@@ -49,6 +49,32 @@ function apply(memory, calls) {
   for (const [tool, args] of calls) memory.callTool(tool, args);
 }
 
+/** The tool names `memory` lists. */
+function listedBy(memory) {
+  const [reply] = memory.handle('{"jsonrpc":"2.0","id":1,"method":"tools/list"}');
+  return JSON.parse(reply).result.tools.map((t) => t.name);
+}
+
+test('a Memory lists and answers its profile: default unless the profile and tools options say otherwise', () => {
+  const { file, memory } = fresh();
+  try {
+    assert.deepEqual(listedBy(memory).slice(9), ['search', 'history', 'undo']);
+    assert.throws(() => memory.callTool('get_entity', { name: 'A' }), /Tool get_entity not found/);
+  } finally {
+    memory.close();
+  }
+  const rust = new Memory(file, { profile: 'reference', tools: '+get_entity' });
+  try {
+    assert.deepEqual(listedBy(rust).slice(9), ['get_entity']);
+    rust.createEntities([entity('A', 't', [])]);
+    assert.equal(rust.callTool('get_entity', { name: 'A' }).entity.name, 'A');
+  } finally {
+    rust.close();
+  }
+  assert.throws(() => new Memory(file, { profile: 'everything' }), /unknown profile 'everything'/);
+  assert.throws(() => new Memory(file, { tools: '-nope' }), /unknown tool 'nope'/);
+});
+
 test('the nine tool methods return the reference server shapes (a wrapper returning the MCP envelope or text would break clients)', () => {
   const { memory } = fresh();
   try {
@@ -230,7 +256,9 @@ test('callTool reports tool and argument errors as ToolError, and refused reques
 });
 
 test('handle() takes raw JSON-RPC strings or objects and returns the lines to send (a reply, a notification, or none)', () => {
-  const { memory } = fresh();
+  const { file, memory: byDefault } = fresh();
+  byDefault.close();
+  const memory = new Memory(file, { profile: 'all' });
   try {
     // A string and an object are the same request.
     const init = memory.handle(JSON.stringify(initialize(1)));

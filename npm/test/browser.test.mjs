@@ -96,6 +96,18 @@ test('an engine that fails to load does not stay failed: a later open with the r
   await memory.close();
 });
 
+test('a BrowserMemory lists its profile: default unless the profile and tools options say otherwise', async () => {
+  const names = async (memory) => JSON.parse((await memory.handle('{"jsonrpc":"2.0","id":1,"method":"tools/list"}'))[0]).result.tools.map((t) => t.name);
+  const name = unique();
+  const byDefault = await open(name);
+  assert.deepEqual((await names(byDefault)).slice(9), ['search', 'history', 'undo']);
+  byDefault.close();
+  const reference = await open(name, { profile: 'reference', tools: '+undo' });
+  assert.deepEqual((await names(reference)).slice(9), ['undo']);
+  reference.close();
+  await assert.rejects(open(unique(), { profile: 'everything' }), /unknown profile 'everything'/);
+});
+
 test('a BrowserMemory keeps every change across close and reopen (records of every kind)', async () => {
   const name = unique();
   const memory = await open(name);
@@ -259,7 +271,7 @@ test('files cross between the browser and Node hosts: a log exported by either o
 });
 
 test('the MCP TypeScript SDK client connects through MemoryTransport and calls every tool', async () => {
-  const memory = await open(unique());
+  const memory = await open(unique(), { profile: 'all' });
   const client = new Client({ name: 'sdk-test', version: '1.0.0' });
   await client.connect(new MemoryTransport(memory));
   assert.equal(client.getServerVersion().name, 'mcp-memory');

@@ -256,6 +256,27 @@ test('import FILE merges a reference JSONL file, reports on stderr, and changes 
 // ---------------------------------------------------------------------------------------
 // Where the memory file is
 
+/** The names tools/list gives from `cmd` run with `env`. */
+async function listed(cmd, env) {
+  const run = assertOk(await serve(cmd, [request(1, 'tools/list', {})], { env }));
+  return replyTo(run, 1).result.tools.map((t) => t.name);
+}
+
+test('the profile comes from --profile, else MCP_MEMORY_PROFILE, else default; --tools adjusts it', async () => {
+  const file = path.join(tempDir(), 'm.mcpmem');
+  const byDefault = await listed(on(file), { MCP_MEMORY_PROFILE: undefined });
+  assert.deepEqual(byDefault.slice(9), ['search', 'history', 'undo']);
+  assert.equal((await listed(on(file), { MCP_MEMORY_PROFILE: 'reference' })).length, 9);
+  assert.equal((await listed(withArgs(on(file), '--profile', 'rust'), { MCP_MEMORY_PROFILE: 'reference' })).length, 26);
+  const adjusted = await listed(withArgs(on(file), '--tools', '-search,+get_entity'), { MCP_MEMORY_PROFILE: 'default', MCP_MEMORY_TOOLS: '-undo' });
+  assert.deepEqual(adjusted.slice(9), ['get_entity', 'history', 'undo']);
+  for (const [flag, value, says] of [['--profile', 'everything', "unknown profile 'everything'"], ['--tools', '+nope', "unknown tool 'nope'"]]) {
+    const run = await exec(withArgs(on(file), flag, value));
+    assert.equal(run.status, 2, run.stderr);
+    assert.match(run.stderr, new RegExp(says));
+  }
+});
+
 test('MEMORY_FILE_PATH is honoured without -f, and -f wins over it', async () => {
   const dir = tempDir();
   const fromEnv = path.join(dir, 'env.mcpmem');

@@ -50,13 +50,13 @@ export function mode(file) {
 // Processes
 
 /**
- * The environment of a child process: this one's with the clock pinned, without
- * MEMORY_FILE_PATH (tests set it explicitly) or node:test's markers, with `env` applied
- * (`undefined` removes a variable).
+ * The environment of a child process: this one's with the clock pinned and every tool
+ * answered (profile all), without MEMORY_FILE_PATH (tests set it explicitly) or node:test's
+ * markers, with `env` applied (`undefined` removes a variable).
  */
 export function childEnv(env = {}) {
   // A pinned clock (both hosts): the same calls write the same bytes.
-  const out = { MCP_MEMORY_NOW: '1700000000000', ...process.env };
+  const out = { MCP_MEMORY_NOW: '1700000000000', MCP_MEMORY_PROFILE: 'all', ...process.env };
   delete out.MEMORY_FILE_PATH;
   delete out.NODE_TEST_CONTEXT;
   for (const [k, v] of Object.entries(env)) {

@@ -25,10 +25,12 @@ const browser = await launch({ userDataDir });
 const page = await harness(browser);
 // A Buffer would reach the page as a plain object: the file goes as a Uint8Array.
 const reference = firstStart && fs.existsSync(file) ? new Uint8Array(fs.readFileSync(file)) : null;
-const imported = await page.evaluate(async (bytes) => {
-  window.memory = await window.mcp.BrowserMemory.open('scenario');
+// The tool profile comes from the environment, as the command lines read it.
+const settings = { profile: process.env.MCP_MEMORY_PROFILE, tools: process.env.MCP_MEMORY_TOOLS };
+const imported = await page.evaluate(async ({ bytes, settings }) => {
+  window.memory = await window.mcp.BrowserMemory.open('scenario', settings);
   return bytes && window.memory.importFile(bytes);
-}, reference);
+}, { bytes: reference, settings });
 if (imported) process.stderr.write(`scenario-bridge: imported ${file}: ${imported}\n`);
 
 /** Answers one line (without its \n): one \r before the \n is dropped, as the hosts do. */

@@ -7,7 +7,8 @@ An mcp-memory host's search_nodes replies may add ranked word matches after the 
 entities (docs/compatibility.md §8): they are compared as a superset.
 
 Each scenario gets a fresh temp dir; the server is started with
-`MEMORY_FILE_PATH=<dir>/memory.jsonl`. A step is compared with its `expect`; with
+`MEMORY_FILE_PATH=<dir>/memory.jsonl` and `MCP_MEMORY_PROFILE=all`, or the scenario's
+`"profile"`. A step is compared with its `expect`; with
 --reference, with its `reference_expect` when it has one (a documented difference of
 mcp-memory), and `"reference_expect": "$unchecked"` skips the comparison. With --record
 (reference only), a step whose expectation is missing (or `reference_expect` is null) gets
@@ -100,8 +101,7 @@ class Lines:
 
 
 class Stdio(Lines):
-    def __init__(self, cmd, file):
-        env = dict(os.environ, MEMORY_FILE_PATH=str(file))
+    def __init__(self, cmd, file, env):
         self.proc = subprocess.Popen(
             shlex.split(cmd),
             stdin=subprocess.PIPE,
@@ -126,13 +126,12 @@ class Stdio(Lines):
         return self.proc.wait(timeout=REPLY_TIMEOUT)
 
 
-def listen(cmd, file, transport):
+def listen(cmd, file, transport, env):
     """Starts a network server on a free loopback port; the process and a connection to it,
     made as soon as the port accepts."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    env = dict(os.environ, MEMORY_FILE_PATH=str(file))
     log = file.parent / "server-stderr.log"
     with open(log, "ab") as stderr:
         proc = subprocess.Popen(
@@ -170,8 +169,8 @@ def terminate(proc):
 class Tcp(Lines):
     """The scenario's lines over one TCP connection (one session)."""
 
-    def __init__(self, cmd, file):
-        self.proc, self.sock = listen(cmd, file, "tcp")
+    def __init__(self, cmd, file, env):
+        self.proc, self.sock = listen(cmd, file, "tcp", env)
         self.sock.settimeout(None)
         self._start_reading(self.sock.makefile("rb"))
 
@@ -199,8 +198,8 @@ class Http:
 
     OPEN_VERSION = "2025-11-25"
 
-    def __init__(self, cmd, file):
-        self.proc, probe = listen(cmd, file, "http")
+    def __init__(self, cmd, file, env):
+        self.proc, probe = listen(cmd, file, "http", env)
         self.port = probe.getpeername()[1]
         probe.close()
         self.conn = None
@@ -423,16 +422,20 @@ def run(path, cmd, reference, record, transport="stdio"):
         file = Path(tmp) / "memory.jsonl"
         if scenario.get("file"):
             file.write_bytes(scenario["file"]["jsonl"].encode("utf-8", "surrogatepass"))
+        # Scenarios see every tool unless they name a profile (MCP_MEMORY_PROFILE; the
+        # reference ignores it).
+        env = dict(os.environ, MEMORY_FILE_PATH=str(file),
+                   MCP_MEMORY_PROFILE=scenario.get("profile", "all"))
         server = None
         try:
-            server = start(cmd, file)
+            server = start(cmd, file, env)
             for index, step in enumerate(scenario["steps"]):
                 if step.get("restart"):
                     rc = server.stop()
                     if rc != 0:
                         failures.append((index, f"exit status {rc} at restart", None, None))
                     server = None  # stopped: nothing to stop at the end if the start fails
-                    server = start(cmd, file)
+                    server = start(cmd, file, env)
                     continue
                 if "send" in step:
                     server.send(line_of(step))

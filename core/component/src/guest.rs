@@ -102,6 +102,7 @@ impl GuestMemory for GuestMem {
             .set_embedding_source(Box::new(mcp_memory::memory::embeddings::table));
         server.set_actor(options.actor);
         server.set_history_days(options.history_days);
+        server.set_tools(&options.profile, &options.tools)?;
         Ok((MemoryHandle::new(GuestMem(RefCell::new(server))), warnings))
     }
 

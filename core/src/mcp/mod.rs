@@ -19,6 +19,7 @@ use crate::memory::{Error, LogOp, Memory, OpenError};
 use crate::model::{Millis, Provenance};
 use crate::tools::limits::MAX_MESSAGE_BYTES;
 use crate::tools::output::{self, GraphText};
+use crate::tools::profile::Selection;
 use crate::tools::validate::{Issue, Seg};
 use crate::tools::{self, Answer, Catalog, Ctx, Outcome};
 
@@ -360,6 +361,13 @@ impl<L: Log> Server<L> {
     /// now on, beside the client and session.
     pub fn set_actor(&mut self, actor: Option<String>) {
         self.actor = actor;
+    }
+
+    /// Lists and answers the tools of `profile` adjusted by `tools` (see
+    /// [`Selection::new`]); an error names an unknown profile or tool, and changes nothing.
+    pub fn set_tools(&mut self, profile: &str, tools: &str) -> Result<(), String> {
+        self.catalog = Catalog::new(&Selection::new(profile, tools)?);
+        Ok(())
     }
 
     /// Sets how many days of history compaction keeps before the latest change (`0`: none).

@@ -13,6 +13,7 @@ pub mod limits;
 pub mod meta;
 pub mod output;
 pub mod plan;
+pub mod profile;
 pub mod query;
 pub mod search_tools;
 pub mod validate;
@@ -29,6 +30,7 @@ use crate::index::Indexes;
 use crate::json;
 use crate::memory::Change;
 use crate::model::Provenance;
+use profile::Selection;
 use validate::{Issue, Problem};
 
 /// The reference server's nine tools, verbatim.
@@ -287,26 +289,57 @@ fn definitions() -> Vec<Value> {
     tools
 }
 
-/// Tool definitions, parsed once: the `tools/list` result, and each tool's input schema
-/// with the request limits added, by position in [`TOOLS`].
+/// Tool definitions, parsed once: the `tools/list` result of the selected tools, and each
+/// tool's input schema with the request limits added, by position in [`TOOLS`] (`None`
+/// for a tool not selected: calls to it are refused as calls to an unknown tool).
 pub struct Catalog {
     list_result: String,
-    input_schemas: Vec<Value>,
+    input_schemas: Vec<Option<Value>>,
 }
 
+/// Every tool: a host chooses a profile ([`crate::mcp::Server::set_tools`]); the engine
+/// on its own answers them all.
 impl Default for Catalog {
     fn default() -> Self {
+        Catalog::new(&Selection::new("all", "").expect("profile all exists"))
+    }
+}
+
+impl Catalog {
+    /// The catalog of the tools `selection` lists. The reference's profile lists the nine
+    /// exactly as the reference does; calls still take the optional arguments this server
+    /// adds (a caller asking for more gets more).
+    pub fn new(selection: &Selection) -> Catalog {
         let tools = definitions();
         let input_schemas = tools
             .iter()
-            .map(|t| {
-                let mut schema = t["inputSchema"].clone();
-                limits::constrain(&mut schema, None);
-                schema
+            .zip(&selection.listed)
+            .map(|(t, &on)| {
+                on.then(|| {
+                    let mut schema = t["inputSchema"].clone();
+                    limits::constrain(&mut schema, None);
+                    schema
+                })
             })
             .collect();
+        let listed: Vec<Value> = if selection.is_reference() {
+            let mut reference: Value =
+                serde_json::from_str(CATALOG_JSON).expect("catalog.json is valid");
+            match reference["tools"].take() {
+                Value::Array(nine) => nine,
+                _ => Vec::new(),
+            }
+        } else {
+            let on = selection.listed.iter();
+            tools
+                .into_iter()
+                .zip(on)
+                .filter(|(_, on)| **on)
+                .map(|(t, _)| t)
+                .collect()
+        };
         Catalog {
-            list_result: format!(r#"{{"tools":{}}}"#, json::compact(&tools)),
+            list_result: format!(r#"{{"tools":{}}}"#, json::compact(&listed)),
             input_schemas,
         }
     }
@@ -323,10 +356,10 @@ impl Catalog {
         self.tool(name).is_some_and(|(tool, _)| tool.run.mutates())
     }
 
-    /// The tool called `name` and its input schema (limits included).
+    /// The tool called `name` and its input schema (limits included), if it is selected.
     fn tool(&self, name: &str) -> Option<(&'static ToolDef, &Value)> {
         let at = TOOLS.iter().position(|t| t.name == name)?;
-        Some((&TOOLS[at], self.input_schemas.get(at)?))
+        Some((&TOOLS[at], self.input_schemas.get(at)?.as_ref()?))
     }
 }
 

@@ -15,17 +15,8 @@ use mcp_memory_core::{Log, Server};
 use serde_json::{Value, json};
 
 /// The reference server's nine tools, in its listing order.
-pub const REFERENCE_TOOLS: [&str; 9] = [
-    "create_entities",
-    "create_relations",
-    "add_observations",
-    "delete_entities",
-    "delete_observations",
-    "delete_relations",
-    "read_graph",
-    "search_nodes",
-    "open_nodes",
-];
+#[allow(unused_imports)]
+pub use mcp_memory_core::tools::profile::NINE as REFERENCE_TOOLS;
 
 /// Sets the host's clock for the next calls (a ping at that time).
 pub fn at<L: Log>(m: &mut Server<L>, ms: u64) {

@@ -5,7 +5,8 @@ import { BrowserMemory, MemoryTransport } from '../../lib/browser.js';
 
 /** Connects an SDK client to the memory `name` and makes `calls` ([tool, args] pairs). */
 window.sdkSession = async (name, calls) => {
-  const memory = await BrowserMemory.open(name, { wasm: new URL('../../dist/web/mcp_memory_bg.wasm', window.location.href) });
+  const wasm = new URL('../../dist/web/mcp_memory_bg.wasm', window.location.href);
+  const memory = await BrowserMemory.open(name, { wasm, profile: 'all' });
   const client = new Client({ name: 'in-page-agent', version: '1.0.0' });
   await client.connect(new MemoryTransport(memory));
   const tools = (await client.listTools()).tools.map((t) => t.name);

@@ -1,0 +1,149 @@
+//! Tool profiles: which tools `tools/list` shows and `tools/call` reaches.
+//!
+//! An agent pays for every tool definition in its context, so a memory lists a profile's
+//! tools, not all of them: the reference's nine, a small default, or the surface of a
+//! server people come from. `--tools +name,-name` adjusts any profile.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::TOOLS;
+
+/// A named set of tools.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Profile {
+    /// Exactly the reference server's nine tools, listed as it lists them.
+    Reference,
+    /// The nine and what most agents benefit from: ranked search, history and undo.
+    Default,
+    /// The Rust `mcp-memory` 3.x's 26 tools.
+    Rust,
+    /// What the TypeScript "Memory MCP" v10 lists that this server answers in its shapes.
+    MemoryMcp,
+    /// What the Python "MCP Memory v2" lists that this server answers in its shapes.
+    McpMemoryPy,
+    /// Every tool.
+    All,
+}
+
+/// Profiles by name, in the order help texts list them.
+pub const PROFILES: [(&str, Profile); 6] = [
+    ("reference", Profile::Reference),
+    ("default", Profile::Default),
+    ("rust", Profile::Rust),
+    ("memory-mcp", Profile::MemoryMcp),
+    ("mcp-memory-py", Profile::McpMemoryPy),
+    ("all", Profile::All),
+];
+
+/// The reference server's nine tools, in its listing order.
+pub const NINE: [&str; 9] = [
+    "create_entities",
+    "create_relations",
+    "add_observations",
+    "delete_entities",
+    "delete_observations",
+    "delete_relations",
+    "read_graph",
+    "search_nodes",
+    "open_nodes",
+];
+
+/// What `default` adds to the nine.
+const DEFAULT_MORE: [&str; 3] = ["search", "history", "undo"];
+
+/// What the Rust seed lists besides the nine.
+const RUST_MORE: [&str; 17] = [
+    "upsert_entities",
+    "merge_entities",
+    "compact",
+    "get_entity",
+    "batch_get_entities",
+    "entity_exists",
+    "graph_stats",
+    "search_relations",
+    "describe_entity",
+    "degree",
+    "find_path",
+    "find_all_paths",
+    "extract_subgraph",
+    "get_neighbors",
+    "list_entity_types",
+    "list_relation_types",
+    "export_graph",
+];
+
+/// What the Python seed lists besides the nine but `read_graph` (it has none), of the
+/// tools this server has in its shapes.
+const PY_MORE: [&str; 2] = ["add_reflection", "search_reflections"];
+
+impl Profile {
+    /// The profile called `name`; an error naming the profiles there are.
+    pub fn parse(name: &str) -> Result<Profile, String> {
+        PROFILES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|&(_, p)| p)
+            .ok_or_else(|| {
+                let names: Vec<&str> = PROFILES.iter().map(|(n, _)| *n).collect();
+                format!(
+                    "profile: unknown profile '{name}'; the profiles are {}",
+                    names.join(", ")
+                )
+            })
+    }
+
+    /// Whether the profile has the tool `name`.
+    fn has(self, name: &str) -> bool {
+        let listed = |list: &[&str]| list.contains(&name);
+        match self {
+            Profile::Reference | Profile::MemoryMcp => listed(&NINE),
+            Profile::Default => listed(&NINE) || listed(&DEFAULT_MORE),
+            Profile::Rust => listed(&NINE) || listed(&RUST_MORE),
+            Profile::McpMemoryPy => (listed(&NINE) && name != "read_graph") || listed(&PY_MORE),
+            Profile::All => true,
+        }
+    }
+}
+
+/// Which tools a memory lists and answers: a profile, adjusted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Selection {
+    /// The profile adjusted.
+    profile: Profile,
+    /// Whether each tool of [`TOOLS`] is in, by position.
+    pub(crate) listed: Vec<bool>,
+}
+
+impl Selection {
+    /// The tools of `profile` adjusted by `tools`: comma-separated tool names, each
+    /// `+name` (or `name`) to add, `-name` to leave out, applied in order. An error names
+    /// an unknown profile or tool.
+    pub fn new(profile: &str, tools: &str) -> Result<Selection, String> {
+        let profile = Profile::parse(profile)?;
+        let mut listed: Vec<bool> = TOOLS.iter().map(|t| profile.has(t.name)).collect();
+        for word in tools.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+            let (keep, name) = match word.strip_prefix('-') {
+                Some(name) => (false, name),
+                None => (true, word.strip_prefix('+').unwrap_or(word)),
+            };
+            let Some(at) = TOOLS.iter().position(|t| t.name == name) else {
+                return Err(format!(
+                    "tools: unknown tool '{name}' (a tool name after + or -, as tools/list with profile all names them)"
+                ));
+            };
+            listed[at] = keep;
+        }
+        Ok(Selection { profile, listed })
+    }
+
+    /// Whether this is exactly the reference's nine, unadjusted: listed as it lists them.
+    pub fn is_reference(&self) -> bool {
+        self.profile == Profile::Reference
+            && TOOLS
+                .iter()
+                .zip(&self.listed)
+                .all(|(t, &on)| on == NINE.contains(&t.name))
+    }
+}
