@@ -49,7 +49,10 @@ fn each_profile_lists_its_tools() {
     );
     assert_eq!(rust[25], "export_graph");
     assert_eq!(names(&listing("rust", "")), rust);
-    assert_eq!(names(&listing("memory-mcp", "")), with(&[]));
+    // The TypeScript seed's tag and importance tools: the catalog's last six.
+    let tags: Vec<&str> = TOOLS[TOOLS.len() - 6..].iter().map(|t| t.name).collect();
+    assert_eq!(tags[0], "add_tags");
+    assert_eq!(names(&listing("memory-mcp", "")), with(&tags));
     let py = names(&listing("mcp-memory-py", ""));
     assert!(
         !py.contains(&"read_graph".to_string()),

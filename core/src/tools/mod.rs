@@ -16,6 +16,7 @@ pub mod plan;
 pub mod profile;
 pub mod query;
 pub mod search_tools;
+pub mod tag_tools;
 pub mod validate;
 pub mod view;
 pub mod writes;
@@ -37,12 +38,13 @@ use validate::{Issue, Problem};
 const CATALOG_JSON: &str = include_str!("catalog.json");
 
 /// The tools mcp-memory adds, after the nine: `{"tools": [...]}` each, in listing order.
-const EXTENDED_JSON: [&str; 5] = [
+const EXTENDED_JSON: [&str; 6] = [
     include_str!("extended/writes.json"),
     include_str!("extended/graph.json"),
     include_str!("extended/search.json"),
     include_str!("extended/model.json"),
     include_str!("extended/history.json"),
+    include_str!("extended/tags.json"),
 ];
 
 /// Optional arguments (and result fields) added to read_graph, search_nodes and open_nodes.
@@ -203,6 +205,15 @@ pub const TOOLS: &[ToolDef] = &[
         name: "undo",
         run: Run::Undo,
     },
+    write("add_tags", tag_tools::add_tags),
+    write("remove_tags", tag_tools::remove_tags),
+    write("set_importance", tag_tools::set_importance),
+    write(
+        "add_tags_to_multiple_entities",
+        tag_tools::add_tags_to_multiple_entities,
+    ),
+    write("replace_tag", tag_tools::replace_tag),
+    write("merge_tags", tag_tools::merge_tags),
 ];
 
 /// Adds `extended/reads.json`'s properties to the bounded read tools: their arguments, their

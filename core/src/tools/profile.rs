@@ -74,6 +74,17 @@ const RUST_MORE: [&str; 17] = [
     "export_graph",
 ];
 
+/// What the TypeScript seed lists besides the nine, of the tools this server has in its
+/// shapes.
+const MEMORY_MCP_MORE: [&str; 6] = [
+    "add_tags",
+    "remove_tags",
+    "set_importance",
+    "add_tags_to_multiple_entities",
+    "replace_tag",
+    "merge_tags",
+];
+
 /// What the Python seed lists besides the nine but `read_graph` (it has none), of the
 /// tools this server has in its shapes.
 const PY_MORE: [&str; 2] = ["add_reflection", "search_reflections"];
@@ -98,7 +109,8 @@ impl Profile {
     fn has(self, name: &str) -> bool {
         let listed = |list: &[&str]| list.contains(&name);
         match self {
-            Profile::Reference | Profile::MemoryMcp => listed(&NINE),
+            Profile::Reference => listed(&NINE),
+            Profile::MemoryMcp => listed(&NINE) || listed(&MEMORY_MCP_MORE),
             Profile::Default => listed(&NINE) || listed(&DEFAULT_MORE),
             Profile::Rust => listed(&NINE) || listed(&RUST_MORE),
             Profile::McpMemoryPy => (listed(&NINE) && name != "read_graph") || listed(&PY_MORE),
