@@ -227,3 +227,28 @@ fn merge_tags_puts_the_target_in_place_of_both() {
         "replay gives the same"
     );
 }
+
+/// Graph-wide tools change the entity a name names (the oldest of it), never a later one of
+/// the same name, which only a converted file may hold.
+#[test]
+fn graph_wide_tools_leave_a_later_entity_of_the_same_name_alone() {
+    let lines = [
+        r#"{"type":"entity","name":"A","entityType":"t","observations":[],"tags":["keep"]}"#,
+        r#"{"type":"entity","name":"A","entityType":"t","observations":["later"],"tags":["old"]}"#,
+    ];
+    let log = MemLog::foreign(lines.join("\n").as_bytes());
+    let mut m = open(log.clone());
+    let result = call_ok(
+        &mut m,
+        "replace_tag",
+        json!({"oldTag": "old", "newTag": "new"}),
+    );
+    assert_eq!(result, json!({"affectedEntities": [], "count": 0}));
+    assert_eq!(tags(&mut m), of(&[("A", &["keep"]), ("A", &["old"])]));
+    let err = call_err(
+        &mut m,
+        "merge_tags",
+        json!({"tag1": "", "tag2": "b", "targetTag": "c"}),
+    );
+    assert!(err.starts_with("tag1: a tag must be"), "{err}");
+}

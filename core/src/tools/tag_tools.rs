@@ -217,17 +217,14 @@ fn rewrite_tags<'a>(
     mut rewrite: impl FnMut(&[&'a str]) -> Option<Vec<&'a str>>,
 ) -> Plan {
     let mut patches = Vec::new();
-    for (_, e) in g.entities() {
-        let Some(extra) = e.extra.as_deref() else {
-            continue;
-        };
-        let has: Vec<&str> = extra.tags.iter().map(|&t| g.text(t)).collect();
-        // A later entity of the same name is not what the tools change (names are unique
-        // but for duplicates a reference file may hold).
+    for (id, e) in g.entities() {
         let name = g.text(e.name);
-        if let Some(tags) = rewrite(&has)
-            && !patches.iter().any(|p: &EntityPatch<'_>| p.name == name)
-        {
+        // A patch names the oldest entity of a name: a later one of the same name (which
+        // only a converted reference file may hold) is not what the tools change.
+        if g.first_named(name) != Some(id) {
+            continue;
+        }
+        if let Some(tags) = rewrite(&tags_of(g, id)) {
             patches.push(retag(name, tags));
         }
     }
@@ -241,7 +238,7 @@ fn rewrite_tags<'a>(
 
 /// One tag argument, lowercased (1 to 64 characters).
 fn one_tag(field: &str, tag: &str) -> Result<String, String> {
-    let mut lowered = tags(field, &[tag])?;
+    let mut lowered = tags(field, &[tag]).map_err(|e| e.replacen("[0]", "", 1))?;
     Ok(lowered.pop().unwrap_or_default())
 }
 
