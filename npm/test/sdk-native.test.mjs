@@ -236,15 +236,26 @@ const CASES = {
     },
     check: (r) => assert.equal(r.undone, patchOfAcme),
   },
+  // The TypeScript Memory MCP's tag and importance tools, in its shapes.
+  add_tags: { args: { entityName: 'Alice', tags: ['Friend', 'tea'] }, check: (r) => assert.deepEqual(r.addedTags, ['friend', 'tea']) },
+  remove_tags: { args: { entityName: 'Alice', tags: ['tea'] }, check: (r) => assert.deepEqual(r.removedTags, ['tea']) },
+  set_importance: { args: { entityName: 'Bob', importance: 7 }, check: (r) => assert.equal(r.importance, 7) },
+  // Its answer is an array: text only, no structuredContent.
+  add_tags_to_multiple_entities: { args: { entityNames: ['Alice', 'Bob'], tags: ['team'] }, check: (r) => assert.equal(r, undefined) },
+  replace_tag: { args: { oldTag: 'team', newTag: 'crew' }, check: (r) => assert.equal(r.count, 2) },
+  merge_tags: {
+    args: { tag1: 'friend', tag2: 'crew', targetTag: 'circle' },
+    check: (r) => assert.deepEqual(r.affectedEntities, ['Alice', 'Bob']),
+  },
 };
 
 /** The id of history's setup change, as history lists it (undo's case undoes it). */
 let patchOfAcme;
 
-const TOOL_COUNT = 34;
+const TOOL_COUNT = 40;
 
 /**
- * Lists the tools (all 34, each with a case), builds SETUP, then calls every listed tool
+ * Lists the tools (all 40, each with a case), builds SETUP, then calls every listed tool
  * with its case's arguments: none may fail, and a tool that declares an outputSchema must
  * return structuredContent (the SDK client validates it against that schema). Then the graph
  * must show every write.
