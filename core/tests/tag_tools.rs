@@ -162,7 +162,8 @@ fn add_tags_to_multiple_entities_skips_unknown_names_and_answers_an_array_as_tex
         ]),
         "entityName",
     );
-    assert!(result.get("structuredContent").is_none() && result.get("isError").is_none());
+    let listed = &result["structuredContent"]["results"];
+    assert_eq!(listed[0], json!({"entityName": "A", "addedTags": ["new"]}));
     assert_eq!(
         tags(&mut m),
         of(&[("A", &["x", "y", "new"]), ("B", &["y", "new"]), ("C", &[])])

@@ -240,8 +240,11 @@ const CASES = {
   add_tags: { args: { entityName: 'Alice', tags: ['Friend', 'tea'] }, check: (r) => assert.deepEqual(r.addedTags, ['friend', 'tea']) },
   remove_tags: { args: { entityName: 'Alice', tags: ['tea'] }, check: (r) => assert.deepEqual(r.removedTags, ['tea']) },
   set_importance: { args: { entityName: 'Bob', importance: 7 }, check: (r) => assert.equal(r.importance, 7) },
-  // Its answer is an array: text only, no structuredContent.
-  add_tags_to_multiple_entities: { args: { entityNames: ['Alice', 'Bob'], tags: ['team'] }, check: (r) => assert.equal(r, undefined) },
+  // Its answer is an array: the text; structuredContent holds it as `results`.
+  add_tags_to_multiple_entities: {
+    args: { entityNames: ['Alice', 'Bob'], tags: ['team'] },
+    check: (r) => assert.deepEqual(r.results.map((x) => x.entityName), ['Alice', 'Bob']),
+  },
   replace_tag: { args: { oldTag: 'team', newTag: 'crew' }, check: (r) => assert.equal(r.count, 2) },
   merge_tags: {
     args: { tag1: 'friend', tag2: 'crew', targetTag: 'circle' },

@@ -297,18 +297,6 @@ pub fn success<S: Serialize>(text: &str, structured: &S) -> String {
     })
 }
 
-/// A success that is only `text` (its value is not an object, which structuredContent
-/// must be).
-pub fn success_text(text: &str) -> String {
-    #[derive(Serialize)]
-    struct TextOnly<'a> {
-        content: [Text<'a>; 1],
-    }
-    json::compact(&TextOnly {
-        content: [Text { kind: "text", text }],
-    })
-}
-
 /// A success carrying `{"success": true, "message": message}`.
 pub fn success_message(message: &str) -> String {
     success(

@@ -134,9 +134,15 @@ pub fn add_tags_to_multiple_entities(t: Ctx<'_>, a: &Value) -> Result<Plan, Stri
             added_tags: add_to(t.graph, &mut patches, (name, id), &given),
         });
     }
+    // The text is the seed's array; structuredContent, which must be an object, holds it
+    // as `results`.
+    #[derive(Serialize)]
+    struct Results<'s, 'a> {
+        results: &'s [Added<'a>],
+    }
     Ok(Plan {
         change: Change::one(patches, Op::PatchEntities),
-        result: output::success_text(&json::pretty(&results)),
+        result: output::success(&json::pretty(&results), &Results { results: &results }),
     })
 }
 
