@@ -42,6 +42,7 @@ fn ctx(m: &Server<MemLog>) -> Ctx<'_> {
         graph: m.memory().graph(),
         indexes: m.memory().indexes(),
         by: Default::default(),
+        now: 0,
     }
 }
 

@@ -519,18 +519,20 @@ pub fn export(graph: &Graph) -> Vec<u8> {
     lines.join("\n").into_bytes()
 }
 
-/// An entity line of the TypeScript seed's file: the reference's, then its own fields
-/// (each left out when not known).
+/// An entity as the TypeScript seed ("Memory MCP") shows it: the reference's fields, then
+/// its own, each left out when not known. Its file's lines begin with `"type": "entity"`;
+/// its tools' answers do not.
 #[derive(serde::Serialize)]
-struct MemoryMcpEntity<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
+pub(crate) struct MemoryMcpEntity<'a> {
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    kind: Option<&'static str>,
     #[serde(flatten)]
     entity: model::Entity<'a>,
     #[serde(rename = "createdAt", skip_serializing_if = "Option::is_none")]
     created: Option<String>,
+    /// When it last changed.
     #[serde(rename = "lastModified", skip_serializing_if = "Option::is_none")]
-    updated: Option<String>,
+    pub updated: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tags: Vec<&'a str>,
     #[serde(
@@ -538,15 +540,40 @@ struct MemoryMcpEntity<'a> {
         serialize_with = "crate::json::js_number"
     )]
     importance: Option<f64>,
+    /// The name of the entity it belongs under.
     #[serde(rename = "parentId", skip_serializing_if = "Option::is_none")]
-    parent: Option<&'a str>,
+    pub parent: Option<&'a str>,
 }
 
-/// A relation line of the TypeScript seed's file.
+/// A time as the seed writes it, or `None` when not known.
+pub(crate) fn iso_known(ms: Millis) -> Option<String> {
+    (ms != 0).then(|| time::iso(ms))
+}
+
+impl<'a> MemoryMcpEntity<'a> {
+    /// Entity `e` of `graph`; `line` gives it its file line's `"type"`.
+    pub(crate) fn of(graph: &'a Graph, e: &'a graph::Entity, line: bool) -> Self {
+        let extra = e.extra.as_deref();
+        MemoryMcpEntity {
+            kind: line.then_some("entity"),
+            entity: graph.entity_text(e),
+            created: iso_known(e.created),
+            updated: iso_known(e.updated),
+            tags: extra.map_or(Vec::new(), |x| {
+                x.tags.iter().map(|&t| graph.text(t)).collect()
+            }),
+            importance: extra.and_then(|x| x.importance),
+            parent: extra.and_then(|x| x.parent).map(|p| graph.text(p)),
+        }
+    }
+}
+
+/// A relation as the TypeScript seed shows it (`lastModified` is when it was made: a
+/// relation never changes here).
 #[derive(serde::Serialize)]
-struct MemoryMcpRelation<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
+pub(crate) struct MemoryMcpRelation<'a> {
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    kind: Option<&'static str>,
     #[serde(flatten)]
     relation: model::Relation<'a>,
     #[serde(rename = "createdAt", skip_serializing_if = "Option::is_none")]
@@ -555,33 +582,28 @@ struct MemoryMcpRelation<'a> {
     updated: Option<String>,
 }
 
+impl<'a> MemoryMcpRelation<'a> {
+    /// Relation `r` of `graph`; `line` gives it its file line's `"type"`.
+    pub(crate) fn of(graph: &'a Graph, r: &graph::Relation, line: bool) -> Self {
+        MemoryMcpRelation {
+            kind: line.then_some("relation"),
+            relation: graph.relation_text(r),
+            created: iso_known(r.created),
+            updated: iso_known(r.created),
+        }
+    }
+}
+
 /// The graph in the TypeScript seed's ("Memory MCP") file format: the reference's lines
 /// with `createdAt`, `lastModified`, `tags`, `importance` and `parentId` where known, so its
 /// users can go back.
 pub fn export_memory_mcp(graph: &Graph) -> Vec<u8> {
-    let iso = |ms: Millis| (ms != 0).then(|| time::iso(ms));
-    let entities = graph.entities().map(|(_, e)| {
-        let extra = e.extra.as_deref();
-        compact(&MemoryMcpEntity {
-            kind: "entity",
-            entity: graph.entity_text(e),
-            created: iso(e.created),
-            updated: iso(e.updated),
-            tags: extra.map_or(Vec::new(), |x| {
-                x.tags.iter().map(|&t| graph.text(t)).collect()
-            }),
-            importance: extra.and_then(|x| x.importance),
-            parent: extra.and_then(|x| x.parent).map(|p| graph.text(p)),
-        })
-    });
-    let relations = graph.relations().map(|(_, r)| {
-        compact(&MemoryMcpRelation {
-            kind: "relation",
-            relation: graph.relation_text(r),
-            created: iso(r.created),
-            updated: iso(r.created),
-        })
-    });
+    let entities = graph
+        .entities()
+        .map(|(_, e)| compact(&MemoryMcpEntity::of(graph, e, true)));
+    let relations = graph
+        .relations()
+        .map(|(_, r)| compact(&MemoryMcpRelation::of(graph, r, true)));
     let lines: Vec<String> = entities.chain(relations).collect();
     lines.join("\n").into_bytes()
 }

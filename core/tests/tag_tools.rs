@@ -49,20 +49,6 @@ fn of(pairs: &[(&str, &[&str])]) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
-/// The result's text, which the seed's clients parse: `want` as `JSON.stringify(x, null, 2)`
-/// writes it, its (first) object's keys in the seed's order, `first` first (`json!` sorts
-/// keys, so the order is checked apart).
-fn assert_text(result: &Value, want: &Value, first: &str) {
-    let text = result["content"][0]["text"].as_str().unwrap();
-    assert_eq!(serde_json::from_str::<Value>(text).unwrap(), *want);
-    let object = format!("{{\n  \"{first}\"");
-    let array = format!("[\n  {{\n    \"{first}\"");
-    assert!(
-        text.starts_with(&object) || text.starts_with(&array),
-        "{text}"
-    );
-}
-
 #[test]
 fn add_tags_lowercases_and_answers_only_the_new_ones() {
     let (mut m, log) = tagged();

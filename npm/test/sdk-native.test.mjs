@@ -250,15 +250,34 @@ const CASES = {
     args: { tag1: 'friend', tag2: 'crew', targetTag: 'circle' },
     check: (r) => assert.deepEqual(r.affectedEntities, ['Alice', 'Bob']),
   },
+  // Its hierarchy tools: Bob goes under Acme, the reads walk that tree, then Bob moves out.
+  set_entity_parent: { args: { entityName: 'Bob', parentName: 'Acme' }, check: (r) => assert.equal(r.parentId, 'Acme') },
+  get_children: { args: { entityName: 'Acme' }, check: (r) => assert.deepEqual(r.entities.map((e) => e.name), ['Bob']) },
+  get_parent: { args: { entityName: 'Bob' }, check: (r) => assert.equal(r.parent.name, 'Acme') },
+  get_ancestors: { args: { entityName: 'Bob' }, check: (r) => assert.deepEqual(r.entities.map((e) => e.name), ['Acme']) },
+  get_descendants: { args: { entityName: 'Acme' }, check: (r) => assert.deepEqual(r.entities.map((e) => e.name), ['Bob']) },
+  get_subtree: {
+    args: { entityName: 'Acme' },
+    check: (r) => {
+      assert.deepEqual(r.entities.map((e) => e.name), ['Acme', 'Bob']);
+      assert.ok(r.relations.some((x) => x.from === 'Bob' && x.to === 'Acme'), JSON.stringify(r));
+    },
+  },
+  get_root_entities: {
+    args: {},
+    check: (r) => assert.ok(r.entities.some((e) => e.name === 'Acme') && !r.entities.some((e) => e.name === 'Bob')),
+  },
+  get_entity_depth: { args: { entityName: 'Bob' }, check: (r) => assert.deepEqual(r, { entityName: 'Bob', depth: 1 }) },
+  move_entity: { args: { entityName: 'Bob', newParentName: null }, check: (r) => assert.equal(r.parentId, undefined) },
 };
 
 /** The id of history's setup change, as history lists it (undo's case undoes it). */
 let patchOfAcme;
 
-const TOOL_COUNT = 40;
+const TOOL_COUNT = 49;
 
 /**
- * Lists the tools (all 40, each with a case), builds SETUP, then calls every listed tool
+ * Lists the tools (all 49, each with a case), builds SETUP, then calls every listed tool
  * with its case's arguments: none may fail, and a tool that declares an outputSchema must
  * return structuredContent (the SDK client validates it against that schema). Then the graph
  * must show every write.

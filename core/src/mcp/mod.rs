@@ -634,6 +634,7 @@ impl<L: Log> Server<L> {
             graph: self.memory.graph(),
             indexes: self.memory.indexes(),
             by,
+            now: self.memory.change_time(self.now),
         };
         let result = match tools::run(&self.catalog, ctx, name, args) {
             Outcome::Done(result) => result,
@@ -755,6 +756,7 @@ fn read_as_of<L: Log>(
                 graph: &graph,
                 indexes: &indexes,
                 by,
+                now: at,
             };
             tools::run_past(catalog, ctx, name, args)
         }

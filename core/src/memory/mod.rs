@@ -606,15 +606,21 @@ impl<L: Log> Memory<L> {
         Ok(summary)
     }
 
+    /// The time a change made at the host's time `at` carries: never earlier than the
+    /// log's latest (`0` stays "not known").
+    pub fn change_time(&self, at: Millis) -> Millis {
+        if at == 0 {
+            0
+        } else {
+            at.max(self.graph.last_at())
+        }
+    }
+
     /// The stamp of a change made now by `by`: the table's entry for it if it has one, and
     /// the host's time, never earlier than the log's latest (`0` stays "not known").
     fn stamp<'p>(&self, at: Millis, by: &Provenance<'p>) -> Stamp<'p> {
         Stamp {
-            at: if at == 0 {
-                0
-            } else {
-                at.max(self.graph.last_at())
-            },
+            at: self.change_time(at),
             by: match self.graph.agent_id(by) {
                 Some(id) => Agent::Known(id),
                 None => Agent::New(*by),

@@ -8,8 +8,10 @@
 
 pub mod args;
 pub mod graph_tools;
+pub mod hierarchy;
 pub mod history;
 pub mod limits;
+pub mod memory_mcp;
 pub mod meta;
 pub mod output;
 pub mod plan;
@@ -38,13 +40,14 @@ use validate::{Issue, Problem};
 const CATALOG_JSON: &str = include_str!("catalog.json");
 
 /// The tools mcp-memory adds, after the nine: `{"tools": [...]}` each, in listing order.
-const EXTENDED_JSON: [&str; 6] = [
+const EXTENDED_JSON: [&str; 7] = [
     include_str!("extended/writes.json"),
     include_str!("extended/graph.json"),
     include_str!("extended/search.json"),
     include_str!("extended/model.json"),
     include_str!("extended/history.json"),
     include_str!("extended/tags.json"),
+    include_str!("extended/hierarchy.json"),
 ];
 
 /// Optional arguments (and result fields) added to read_graph, search_nodes and open_nodes.
@@ -62,6 +65,8 @@ pub struct Ctx<'a> {
     pub indexes: &'a Indexes,
     /// Who calls: the client, its session, the host's actor.
     pub by: Provenance<'a>,
+    /// The time a change this call makes carries (`0`: not known).
+    pub now: crate::model::Millis,
 }
 
 /// A planned change: what to log (nothing for a no-op) and the tool result to send once it
@@ -214,6 +219,15 @@ pub const TOOLS: &[ToolDef] = &[
     ),
     write("replace_tag", tag_tools::replace_tag),
     write("merge_tags", tag_tools::merge_tags),
+    write("set_entity_parent", hierarchy::set_entity_parent),
+    read("get_children", hierarchy::get_children),
+    read("get_parent", hierarchy::get_parent),
+    read("get_ancestors", hierarchy::get_ancestors),
+    read("get_descendants", hierarchy::get_descendants),
+    read("get_subtree", hierarchy::get_subtree),
+    read("get_root_entities", hierarchy::get_root_entities),
+    read("get_entity_depth", hierarchy::get_entity_depth),
+    write("move_entity", hierarchy::move_entity),
 ];
 
 /// Adds `extended/reads.json`'s properties to the bounded read tools: their arguments, their

@@ -76,13 +76,22 @@ const RUST_MORE: [&str; 17] = [
 
 /// What the TypeScript seed lists besides the nine, of the tools this server has in its
 /// shapes.
-const MEMORY_MCP_MORE: [&str; 6] = [
+const MEMORY_MCP_MORE: [&str; 15] = [
     "add_tags",
     "remove_tags",
     "set_importance",
     "add_tags_to_multiple_entities",
     "replace_tag",
     "merge_tags",
+    "set_entity_parent",
+    "get_children",
+    "get_parent",
+    "get_ancestors",
+    "get_descendants",
+    "get_subtree",
+    "get_root_entities",
+    "get_entity_depth",
+    "move_entity",
 ];
 
 /// What the Python seed lists besides the nine but `read_graph` (it has none), of the

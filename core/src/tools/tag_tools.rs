@@ -6,25 +6,17 @@
 //! `["a", "a"]` for `["A", "a"]`), a missing entity is an error naming it, and a tool that
 //! changes nothing logs nothing.
 
-use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::memory_mcp::{answer, answer_list, named, planned};
 use super::meta::{importance, tags};
-use super::{Ctx, Plan, output, parse};
+use super::{Ctx, Plan, parse};
 use crate::graph::{EntityId, Graph};
 use crate::json;
-use crate::memory::Change;
 use crate::model::EntityPatch;
-use crate::record::Op;
-
-/// The entity called `name` (the oldest of that name), or the seed's error.
-fn named(g: &Graph, name: &str) -> Result<EntityId, String> {
-    g.first_named(name)
-        .ok_or_else(|| format!("Entity \"{name}\" not found"))
-}
 
 /// An entity's tags, in the order set.
 fn tags_of(g: &Graph, id: EntityId) -> Vec<&str> {
@@ -40,14 +32,6 @@ fn retag<'a>(name: &'a str, tags: Vec<&'a str>) -> EntityPatch<'a> {
         importance: None,
         parent: None,
         status: None,
-    }
-}
-
-/// A plan whose result is `result` as the seed prints it (`JSON.stringify(x, null, 2)`).
-fn planned<T: Serialize>(patches: Vec<EntityPatch<'_>>, result: &T) -> Plan {
-    Plan {
-        change: Change::one(patches, Op::PatchEntities),
-        result: output::success(&json::pretty(result), result),
     }
 }
 
@@ -106,7 +90,7 @@ pub fn add_tags(t: Ctx<'_>, a: &Value) -> Result<Plan, String> {
         entity_name: args.entity_name,
         added_tags: add_to(t.graph, &mut patches, (args.entity_name, id), &given),
     };
-    Ok(planned(patches, &result))
+    Ok(planned(patches, answer(&result)))
 }
 
 /// `add_tags_to_multiple_entities`: adds the same tags to several entities (names that
@@ -134,16 +118,7 @@ pub fn add_tags_to_multiple_entities(t: Ctx<'_>, a: &Value) -> Result<Plan, Stri
             added_tags: add_to(t.graph, &mut patches, (name, id), &given),
         });
     }
-    // The text is the seed's array; structuredContent, which must be an object, holds it
-    // as `results`.
-    #[derive(Serialize)]
-    struct Results<'s, 'a> {
-        results: &'s [Added<'a>],
-    }
-    Ok(Plan {
-        change: Change::one(patches, Op::PatchEntities),
-        result: output::success(&json::pretty(&results), &Results { results: &results }),
-    })
+    Ok(planned(patches, answer_list("results", &results)))
 }
 
 /// `remove_tags`: removes tags from one entity; answers which it had.
@@ -174,7 +149,7 @@ pub fn remove_tags(t: Ctx<'_>, a: &Value) -> Result<Plan, String> {
         entity_name: args.entity_name,
         removed_tags: removed,
     };
-    Ok(planned(patches, &result))
+    Ok(planned(patches, answer(&result)))
 }
 
 /// `set_importance`: sets one entity's importance (0 to 10).
@@ -206,7 +181,7 @@ pub fn set_importance(t: Ctx<'_>, a: &Value) -> Result<Plan, String> {
         entity_name: args.entity_name,
         importance: value,
     };
-    Ok(planned(alloc::vec![patch], &result))
+    Ok(planned(alloc::vec![patch], answer(&result)))
 }
 
 /// Entities changed graph-wide, in graph order, as the seed answers.
@@ -239,7 +214,7 @@ fn rewrite_tags<'a>(
         count: affected.len(),
         affected_entities: affected,
     };
-    planned(patches, &result)
+    planned(patches, answer(&result))
 }
 
 /// One tag argument, lowercased (1 to 64 characters).

@@ -185,6 +185,20 @@ pub fn call_err<L: Log>(memory: &mut Server<L>, tool: &str, args: Value) -> Stri
     content[0]["text"].as_str().expect("text").to_string()
 }
 
+/// The result's text, which the seed's clients parse: `want` as `JSON.stringify(x, null, 2)`
+/// writes it, its (first) object's keys in the seed's order, `first` first (`json!` sorts
+/// keys, so the order is checked apart).
+pub fn assert_text(result: &Value, want: &Value, first: &str) {
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert_eq!(serde_json::from_str::<Value>(text).unwrap(), *want);
+    let object = format!("{{\n  \"{first}\"");
+    let array = format!("[\n  {{\n    \"{first}\"");
+    assert!(
+        text.starts_with(&object) || text.starts_with(&array),
+        "{text}"
+    );
+}
+
 /// The text of a result's only content item.
 pub fn text(result: &Value) -> &str {
     result["content"][0]["text"].as_str().expect("text content")
