@@ -162,6 +162,45 @@ pub struct Reflection<'a> {
     pub created: Millis,
 }
 
+/// A tag alias: a tag read as another, its canonical tag.
+#[derive(Serialize, Deserialize, Debug, PartialEq, Eq, Clone, Copy)]
+pub struct TagAlias<'a> {
+    /// The alias (lowercase).
+    pub alias: &'a str,
+    /// The tag it stands for (lowercase).
+    pub canonical: &'a str,
+    /// What it is for, if said.
+    pub description: Option<&'a str>,
+    /// When it was made.
+    pub created: Millis,
+}
+
+/// A saved search: a search by name, to run again.
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+pub struct SavedSearch<'a> {
+    /// Its name.
+    pub name: &'a str,
+    /// What it is for, if said.
+    pub description: Option<&'a str>,
+    /// The query.
+    pub query: &'a str,
+    /// Tags an entity must have one of (lowercase; none: no filter).
+    #[serde(borrow)]
+    pub tags: Vec<&'a str>,
+    /// The least importance an entity must have.
+    pub min_importance: Option<f64>,
+    /// The most importance an entity may have.
+    pub max_importance: Option<f64>,
+    /// The type an entity must have.
+    pub entity_type: Option<&'a str>,
+    /// When it was saved.
+    pub created: Millis,
+    /// How many times it ran.
+    pub use_count: u32,
+    /// When it last ran (`0`: never).
+    pub last_used: Millis,
+}
+
 /// A reflection to add (its id and time come from the memory and the change).
 #[derive(Serialize, Deserialize, Debug, PartialEq, Eq, Clone, Copy)]
 pub struct NewReflection<'a> {

@@ -32,7 +32,7 @@ pub use checkpoint::{
 
 use crate::model::{
     Entity, EntityPatch, EntityState, Millis, NewFacts, NewReflection, NewRelation, Observations,
-    Provenance, Reflection, Relation, RelationState, Restore,
+    Provenance, Reflection, Relation, RelationState, Restore, SavedSearch, TagAlias,
 };
 
 /// One operation on the graph. The first six are the reference's changes; the rest carry
@@ -96,10 +96,22 @@ pub enum Op<'a> {
     /// Put part of the graph back as it was (an undo).
     #[serde(borrow)]
     Restore(Restore<'a>),
+    /// Add these tag aliases, each replacing the one of the same alias in its place.
+    #[serde(borrow)]
+    PutTagAliases(Vec<TagAlias<'a>>),
+    /// Remove the tag aliases of these aliases.
+    #[serde(borrow)]
+    RemoveTagAliases(Vec<&'a str>),
+    /// Add these saved searches, each replacing the one of the same name in its place.
+    #[serde(borrow)]
+    PutSavedSearches(Vec<SavedSearch<'a>>),
+    /// Remove the saved searches of these names.
+    #[serde(borrow)]
+    RemoveSavedSearches(Vec<&'a str>),
 }
 
 /// The names of [`Op`]'s variants, by index (snake case, as reports print them).
-pub const OP_NAMES: [&str; 18] = [
+pub const OP_NAMES: [&str; 22] = [
     "create_entities",
     "create_relations",
     "add_observations",
@@ -118,6 +130,10 @@ pub const OP_NAMES: [&str; 18] = [
     "reflect",
     "forget",
     "restore",
+    "put_tag_aliases",
+    "remove_tag_aliases",
+    "put_saved_searches",
+    "remove_saved_searches",
 ];
 
 impl Op<'_> {
@@ -142,6 +158,10 @@ impl Op<'_> {
             Op::Reflect(_) => 15,
             Op::Forget(_) => 16,
             Op::Restore(_) => 17,
+            Op::PutTagAliases(_) => 18,
+            Op::RemoveTagAliases(_) => 19,
+            Op::PutSavedSearches(_) => 20,
+            Op::RemoveSavedSearches(_) => 21,
         }
     }
 

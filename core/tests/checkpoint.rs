@@ -47,6 +47,7 @@ fn a_checkpoint_restates_every_part_of_the_graph() {
         "v2-every-op.mcpmem",
         "v2-forget.mcpmem",
         "v2-restore.mcpmem",
+        "v2-saved.mcpmem",
         "v1-every-record.mcpmem",
     ] {
         let graph = replayed(&fixture_entries(name));
@@ -89,6 +90,54 @@ fn write_checkpoint_fixture() {
     assert!(!path.exists(), "the fixture must never be regenerated");
     let graph = replayed(&fixture_entries("v2-every-op.mcpmem"));
     std::fs::write(path, frame::encode_log([graph.checkpoint().as_slice()])).unwrap();
+}
+
+/// The frozen checkpoint of the `saved` fixture's graph (tag aliases and saved searches,
+/// in the checkpoint's tail) loads to that fixture's expected state.
+#[test]
+fn frozen_checkpoint_with_a_tail_loads_to_the_saved_state() {
+    let entries = fixture_entries("v2-checkpoint-saved.mcpmem");
+    let expected: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("v2-saved.expected.json")).unwrap())
+            .unwrap();
+    let graph = replayed(&entries);
+    assert_eq!(state_of(&graph), expected);
+    assert_eq!(graph.checkpoint(), entries[0], "the encoding is frozen");
+    let rows = Checkpoint::decode(&entries[0]).expect("decodes");
+    assert_eq!(rows.more.len(), 2, "aliases, then searches");
+}
+
+/// Writes the frozen checkpoint-with-a-tail fixture (once, like the others).
+#[test]
+#[ignore = "writes the frozen fixture file; run once per format version, never again"]
+fn write_checkpoint_saved_fixture() {
+    let path = fixture("v2-checkpoint-saved.mcpmem");
+    assert!(!path.exists(), "the fixture must never be regenerated");
+    let graph = replayed(&fixture_entries("v2-saved.mcpmem"));
+    std::fs::write(path, frame::encode_log([graph.checkpoint().as_slice()])).unwrap();
+}
+
+/// A checkpoint's tail holds only what a checkpoint restates there: an empty tail, or one
+/// holding another op, is refused (loading and decoding alike), never half applied.
+#[test]
+fn a_tail_holding_anything_else_is_refused() {
+    let graph = replayed(&fixture_entries("v2-every-op.mcpmem"));
+    let rows = graph.checkpoint();
+    for tail in [
+        vec![0u8],
+        postcard_ops(&[mcp_memory_core::record::Op::DeleteEntities(vec!["Alice"])]),
+        postcard_ops(&[mcp_memory_core::record::Op::PutTagAliases(vec![])]),
+    ] {
+        let mut bytes = rows.clone();
+        bytes.extend(&tail);
+        assert!(Graph::from_checkpoint(&bytes).is_err(), "{tail:?}");
+        assert!(Checkpoint::decode(&bytes).is_err(), "{tail:?}");
+    }
+}
+
+/// The postcard encoding of a list of ops (a checkpoint's tail).
+fn postcard_ops(ops: &[mcp_memory_core::record::Op<'_>]) -> Vec<u8> {
+    postcard::to_allocvec(ops).expect("ops serialize")
 }
 
 /// A memory with a few hundred KB of changes.

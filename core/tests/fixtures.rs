@@ -11,7 +11,8 @@ use mcp_memory_core::frame;
 use mcp_memory_core::graph::Graph;
 use mcp_memory_core::model::{
     Entity, EntityPatch, EntityState, Fact, NewFact, NewFacts, NewReflection, NewRelation,
-    Observations, Provenance, Reflection, Relation, RelationState, Restore, Target,
+    Observations, Provenance, Reflection, Relation, RelationState, Restore, SavedSearch, TagAlias,
+    Target,
 };
 use mcp_memory_core::record::{Agent, OP_NAMES, Op, Record, Stamp};
 use mcp_memory_core::{Contents, Server};
@@ -37,6 +38,9 @@ const FORGET_EXPECTED: &str = "v2-forget.expected.json";
 
 const RESTORE_LOG: &str = "v2-restore.mcpmem";
 const RESTORE_EXPECTED: &str = "v2-restore.expected.json";
+/// Added with tag aliases and saved searches.
+const SAVED_LOG: &str = "v2-saved.mcpmem";
+const SAVED_EXPECTED: &str = "v2-saved.expected.json";
 
 /// Which variant of the wire format a record is: a single op of the first format (0–5), a
 /// batch (6) or a stamped change (7). Kept in step with `record::Wire` by hand: a new wire
@@ -457,6 +461,101 @@ fn restore_records() -> Vec<Record<'static>> {
     ]
 }
 
+/// Tag aliases and saved searches made, replaced in place, run and removed: the `saved`
+/// fixture.
+fn saved_records() -> Vec<Record<'static>> {
+    let by = Agent::New(Provenance {
+        client: "c",
+        version: "1",
+        session: "s",
+        actor: None,
+    });
+    let at = |n: u64| {
+        Some(Stamp {
+            at: T0 + n,
+            by: Agent::Known(0),
+        })
+    };
+    let alias = |alias, canonical, description, n| TagAlias {
+        alias,
+        canonical,
+        description,
+        created: T0 + n,
+    };
+    let search = |name, query, use_count, last_used| SavedSearch {
+        name,
+        description: Some("work people"),
+        query,
+        tags: vec!["work", "ml"],
+        min_importance: Some(2.5),
+        max_importance: None,
+        entity_type: Some("person"),
+        created: T0,
+        use_count,
+        last_used,
+    };
+    vec![
+        Record {
+            stamp: Some(Stamp { at: T0, by }),
+            ops: vec![
+                Op::PutTagAliases(vec![
+                    alias("ml", "machine-learning", None, 0),
+                    alias("ai", "artificial-intelligence", Some("short"), 0),
+                    alias("js", "javascript", None, 0),
+                ]),
+                Op::PutSavedSearches(vec![
+                    search("colleagues", "engineer", 0, 0),
+                    search("gone", "x", 0, 0),
+                ]),
+            ],
+        },
+        Record {
+            stamp: at(1),
+            ops: vec![
+                Op::PutTagAliases(vec![alias("ml", "ml-ops", Some("changed"), 1)]),
+                Op::RemoveTagAliases(vec!["ai", "never-made"]),
+                Op::PutSavedSearches(vec![search("colleagues", "engineer", 1, T0 + 1)]),
+                Op::RemoveSavedSearches(vec!["gone"]),
+            ],
+        },
+    ]
+}
+
+/// Writes the `saved` fixture (once, like the others).
+#[test]
+#[ignore = "writes the frozen fixture files; run once per new variant, never again"]
+fn write_saved_fixture() {
+    write_state_fixture(SAVED_LOG, SAVED_EXPECTED, &saved_records());
+}
+
+/// The frozen `saved` log replays to its expected state (a replaced alias or search keeps
+/// its place), re-encodes to its bytes, and its snapshot replays to the same state.
+#[test]
+fn saved_log_replays_to_expected_state_and_snapshots_to_it() {
+    let bytes = std::fs::read(fixture(SAVED_LOG)).expect("the committed saved fixture");
+    let scan = frame::scan(&bytes).unwrap();
+    for (payload, written) in scan.records.iter().zip(&saved_records()) {
+        let decoded = Record::decode(payload).expect("decodes");
+        assert_eq!(&decoded, written);
+        assert_eq!(decoded.encode(), *payload);
+    }
+    let payloads: Vec<Vec<u8>> = scan.records.iter().map(|r| r.to_vec()).collect();
+    let graph = replayed_graph(&payloads);
+    let state = state_of(&graph);
+    let text = std::fs::read_to_string(fixture(SAVED_EXPECTED)).unwrap();
+    assert_eq!(state, serde_json::from_str::<Value>(&text).unwrap());
+    let aliases: Vec<&str> = state["tag_aliases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["canonical"].as_str().unwrap())
+        .collect();
+    assert_eq!(aliases, ["ml-ops", "javascript"]);
+    assert_eq!(state["saved_searches"][0]["use_count"], 1);
+    assert_eq!(state["saved_searches"].as_array().unwrap().len(), 1);
+    assert_eq!(state_of(&replayed_graph(&graph.snapshot())), state);
+}
+
 /// Writes the `restore` fixture (once, like the others).
 #[test]
 #[ignore = "writes the frozen fixture files; run once per new variant, never again"]
@@ -569,6 +668,7 @@ fn v2_log_holds_every_op_replays_to_expected_state_and_snapshots_to_it() {
         forget_records()
             .iter()
             .chain(&restore_records())
+            .chain(&saved_records())
             .flat_map(|r| r.ops.iter().map(Op::index)),
     );
     let every: std::collections::BTreeSet<usize> = (0..OP_NAMES.len())

@@ -49,8 +49,8 @@ fn each_profile_lists_its_tools() {
     );
     assert_eq!(rust[25], "export_graph");
     assert_eq!(names(&listing("rust", "")), rust);
-    // The TypeScript seed's tools: the catalog's tail, from add_tags.
-    let from = TOOLS.iter().position(|t| t.name == "add_tags").unwrap();
+    // The TypeScript seed's tools: the catalog's tail, from save_search.
+    let from = TOOLS.iter().position(|t| t.name == "save_search").unwrap();
     let ts: Vec<&str> = TOOLS[from..].iter().map(|t| t.name).collect();
     assert!(ts.contains(&"move_entity"));
     assert_eq!(names(&listing("memory-mcp", "")), with(&ts));

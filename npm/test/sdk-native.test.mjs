@@ -236,6 +236,13 @@ const CASES = {
     },
     check: (r) => assert.equal(r.undone, patchOfAcme),
   },
+  // The TypeScript Memory MCP's saved searches (listed before its tag tools).
+  save_search: { args: { name: 'people', query: 'Alice' }, check: (r) => assert.deepEqual([r.name, r.useCount], ['people', 0]) },
+  execute_saved_search: { args: { name: 'people' }, check: (r) => assert.ok(r.entities.some((e) => e.name === 'Alice'), JSON.stringify(r)) },
+  list_saved_searches: { args: {}, check: (r) => assert.deepEqual(r.searches.map((q) => [q.name, q.useCount]), [['people', 1]]) },
+  // Not found is an answer, not an error (as the seed answers); update runs after it.
+  delete_saved_search: { args: { name: 'nothing' }, check: (r) => assert.equal(r.deleted, false) },
+  update_saved_search: { args: { name: 'people', updates: { description: 'who' } }, check: (r) => assert.equal(r.description, 'who') },
   // The TypeScript Memory MCP's tag and importance tools, in its shapes.
   add_tags: { args: { entityName: 'Alice', tags: ['Friend', 'tea'] }, check: (r) => assert.deepEqual(r.addedTags, ['friend', 'tea']) },
   remove_tags: { args: { entityName: 'Alice', tags: ['tea'] }, check: (r) => assert.deepEqual(r.removedTags, ['tea']) },
@@ -250,6 +257,12 @@ const CASES = {
     args: { tag1: 'friend', tag2: 'crew', targetTag: 'circle' },
     check: (r) => assert.deepEqual(r.affectedEntities, ['Alice', 'Bob']),
   },
+  // Its tag aliases (merge_tags, listed before, made the tag circle).
+  add_tag_alias: { args: { alias: 'Pal', canonical: 'circle' }, check: (r) => assert.deepEqual([r.alias, r.canonical], ['pal', 'circle']) },
+  list_tag_aliases: { args: {}, check: (r) => assert.deepEqual(r.aliases.map((a) => a.alias), ['pal']) },
+  remove_tag_alias: { args: { alias: 'nothing' }, check: (r) => assert.equal(r.removed, false) },
+  get_aliases_for_tag: { args: { canonicalTag: 'circle' }, check: (r) => assert.deepEqual(r.aliases, ['pal']) },
+  resolve_tag: { args: { tag: 'PAL' }, check: (r) => assert.deepEqual(r, { tag: 'PAL', resolved: 'circle' }) },
   // Its hierarchy tools: Bob goes under Acme, the reads walk that tree, then Bob moves out.
   set_entity_parent: { args: { entityName: 'Bob', parentName: 'Acme' }, check: (r) => assert.equal(r.parentId, 'Acme') },
   get_children: { args: { entityName: 'Acme' }, check: (r) => assert.deepEqual(r.entities.map((e) => e.name), ['Bob']) },
@@ -274,10 +287,10 @@ const CASES = {
 /** The id of history's setup change, as history lists it (undo's case undoes it). */
 let patchOfAcme;
 
-const TOOL_COUNT = 49;
+const TOOL_COUNT = 59;
 
 /**
- * Lists the tools (all 49, each with a case), builds SETUP, then calls every listed tool
+ * Lists the tools (all 59, each with a case), builds SETUP, then calls every listed tool
  * with its case's arguments: none may fail, and a tool that declares an outputSchema must
  * return structuredContent (the SDK client validates it against that schema). Then the graph
  * must show every write.

@@ -114,6 +114,12 @@ impl Graph {
                 self.put_relations(&r.put_relations);
                 self.repack_if_sparse(observer);
             }
+            Op::PutTagAliases(list) => list.iter().for_each(|a| self.put_tag_alias(a)),
+            Op::RemoveTagAliases(list) => list.iter().for_each(|a| self.remove_tag_alias(a)),
+            Op::PutSavedSearches(list) => list.iter().for_each(|q| self.put_saved_search(q)),
+            Op::RemoveSavedSearches(list) => {
+                list.iter().for_each(|n| self.remove_saved_search(n));
+            }
             Op::Reflect(list) => {
                 for r in list {
                     let id = self.next_reflection_id();
@@ -131,7 +137,7 @@ impl Graph {
     }
 
     /// Notes a time a change carried.
-    fn saw(&mut self, at: Millis) {
+    pub(super) fn saw(&mut self, at: Millis) {
         self.last_at = self.last_at.max(at);
     }
 

@@ -9,8 +9,8 @@ use super::{Relation, RelationId, Target};
 use crate::intern::Sym;
 use crate::model::Millis;
 use crate::record::{
-    AgentRow, CHECKPOINT, DecodeError, EntityRow, Entry, FactRow, OptStr, Part, ReflectionRow,
-    RelationRow, Str, TargetRow, Visit, is_checkpoint, read_checkpoint,
+    AgentRow, CHECKPOINT, DecodeError, EntityRow, Entry, FactRow, Op, OptStr, Part, Record,
+    ReflectionRow, RelationRow, Str, TargetRow, Visit, is_checkpoint, read_checkpoint,
 };
 use serde::ser::{SerializeSeq, SerializeTuple};
 use serde::{Serialize, Serializer};
@@ -354,6 +354,12 @@ impl<'a> Visit<'a> for Loader {
         self.g.reflections.push(reflection);
         Ok(())
     }
+
+    fn more(&mut self, ops: Vec<Op<'a>>) -> Result<(), &'static str> {
+        let record = Record { stamp: None, ops };
+        self.g.apply(&record, &mut ());
+        Ok(())
+    }
 }
 
 /// Numbers strings in the order the rows first name them.
@@ -609,6 +615,10 @@ impl Serialize for CheckpointOut<'_> {
         t.serialize_element(&self.graph.last_at)?;
         for part in Part::ALL {
             t.serialize_element(&Section(self, part))?;
+        }
+        let more = self.graph.saved_ops();
+        if !more.is_empty() {
+            t.serialize_element(&more)?;
         }
         t.end()
     }

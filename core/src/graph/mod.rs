@@ -12,6 +12,7 @@
 
 mod apply;
 mod checkpoint;
+mod saved;
 mod snapshot;
 mod sym_map;
 mod triples;
@@ -164,6 +165,44 @@ pub struct Reflection {
     pub created: Millis,
 }
 
+/// A tag alias, interned (see [`model::TagAlias`]).
+#[derive(Debug, Copy, Clone)]
+pub struct TagAlias {
+    /// The alias.
+    pub alias: Sym,
+    /// The tag it stands for.
+    pub canonical: Sym,
+    /// What it is for.
+    pub description: Option<Sym>,
+    /// When it was made.
+    pub created: Millis,
+}
+
+/// A saved search, interned (see [`model::SavedSearch`]).
+#[derive(Debug, Clone)]
+pub struct SavedSearch {
+    /// Its name.
+    pub name: Sym,
+    /// What it is for.
+    pub description: Option<Sym>,
+    /// The query.
+    pub query: Sym,
+    /// Tags an entity must have one of.
+    pub tags: Vec<Sym>,
+    /// The least importance an entity must have.
+    pub min_importance: Option<f64>,
+    /// The most importance an entity may have.
+    pub max_importance: Option<f64>,
+    /// The type an entity must have.
+    pub entity_type: Option<Sym>,
+    /// When it was saved.
+    pub created: Millis,
+    /// How many times it ran.
+    pub use_count: u32,
+    /// When it last ran (`0`: never).
+    pub last_used: Millis,
+}
+
 /// An entry of the table of who made changes (see [`model::Provenance`]), interned.
 #[derive(Debug, Copy, Clone, PartialEq, Eq, Hash)]
 struct AgentSyms {
@@ -193,6 +232,8 @@ pub struct Graph {
     by_endpoint: SymMap<Vec<RelationId>>,
     ended: Vec<Ended>,
     reflections: Vec<Reflection>,
+    tag_aliases: Vec<TagAlias>,
+    saved_searches: Vec<SavedSearch>,
     agents: Vec<AgentSyms>,
     agent_ids: HashMap<AgentSyms, u32>,
     /// The latest time a change carried.
@@ -310,6 +351,16 @@ impl Graph {
     /// Reflections, oldest first.
     pub fn reflections(&self) -> &[Reflection] {
         &self.reflections
+    }
+
+    /// Tag aliases, in the order made.
+    pub fn tag_aliases(&self) -> &[TagAlias] {
+        &self.tag_aliases
+    }
+
+    /// Saved searches, in the order saved.
+    pub fn saved_searches(&self) -> &[SavedSearch] {
+        &self.saved_searches
     }
 
     /// The id the next reflection gets (one more than the last one's).

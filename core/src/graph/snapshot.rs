@@ -18,6 +18,12 @@ pub struct State<'g> {
     pub relations: Vec<model::RelationState<'g>>,
     /// Reflections, oldest first.
     pub reflections: Vec<model::Reflection<'g>>,
+    /// Tag aliases, in the order made.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tag_aliases: Vec<model::TagAlias<'g>>,
+    /// Saved searches, in the order saved.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub saved_searches: Vec<model::SavedSearch<'g>>,
 }
 
 /// Entities or relations per record in a [`Graph::snapshot`] (bounds a record's size).
@@ -136,23 +142,35 @@ impl Graph {
                 .iter()
                 .map(|r| self.reflection_text(r))
                 .collect(),
+            tag_aliases: self
+                .tag_aliases
+                .iter()
+                .map(|a| self.tag_alias_text(a))
+                .collect(),
+            saved_searches: self
+                .saved_searches
+                .iter()
+                .map(|q| self.saved_search_text(q))
+                .collect(),
         }
     }
 
     /// Records that build this graph from nothing, whole: entities, relations (holding,
     /// then ended), reflections, [`SNAPSHOT_CHUNK`] per record, the first record starting
-    /// with the table of who made changes.
+    /// with the table of who made changes; then tag aliases and saved searches.
     pub fn snapshot(&self) -> Vec<Vec<u8>> {
         let State {
             agents,
             entities,
             relations,
             reflections,
+            ..
         } = self.state();
         let agents = (!agents.is_empty()).then_some(Op::Agents(agents));
         let mut records: Vec<Record<'_>> = chunks(&entities, Op::PutEntities)
             .chain(chunks(&relations, Op::PutRelations))
             .chain(chunks(&reflections, Op::PutReflections))
+            .chain(self.saved_ops())
             .map(Record::from)
             .collect();
         if let Some(agents) = agents {

@@ -138,6 +138,13 @@ impl<'a> Footprint<'a> {
             Op::Reflect(_) | Op::PutReflections(_) => {
                 self.final_ = Some("reflections are not undone (add another one instead)");
             }
+            Op::PutTagAliases(_)
+            | Op::RemoveTagAliases(_)
+            | Op::PutSavedSearches(_)
+            | Op::RemoveSavedSearches(_) => {
+                self.final_ =
+                    Some("tag aliases and saved searches are not undone (change them again)");
+            }
             Op::Restore(r) => {
                 self.entities.extend(r.entities.iter().copied());
                 self.removed.extend(r.entities.iter().copied());

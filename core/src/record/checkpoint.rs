@@ -20,7 +20,7 @@ use alloc::vec::Vec;
 use serde::Deserialize;
 use serde::Serialize;
 
-use super::DecodeError;
+use super::{DecodeError, Op, decode_all};
 use crate::model::Millis;
 
 /// The wire tag of a checkpoint (records are variants 0–7).
@@ -56,6 +56,12 @@ pub struct Checkpoint<'a> {
     pub ended: Vec<(RelationRow, Millis)>,
     /// Reflections, oldest first.
     pub reflections: Vec<ReflectionRow>,
+    /// The state no part holds rows of, restated as ops applied after the parts: tag
+    /// aliases ([`Op::PutTagAliases`]) and saved searches ([`Op::PutSavedSearches`]). The
+    /// entry's tail, written only when not empty (so a checkpoint without them reads in
+    /// versions from before them).
+    #[serde(skip)]
+    pub more: Vec<Op<'a>>,
 }
 
 /// An entry of the table of who made changes.
@@ -221,6 +227,8 @@ pub trait Visit<'a> {
     fn ended(&mut self, row: RelationRow, at: Millis) -> Result<(), &'static str>;
     /// A row of [`Checkpoint::reflections`].
     fn reflection(&mut self, row: ReflectionRow) -> Result<(), &'static str>;
+    /// [`Checkpoint::more`], when the entry has a tail.
+    fn more(&mut self, ops: Vec<Op<'a>>) -> Result<(), &'static str>;
 }
 
 /// Reads a checkpoint entry (the tag, then the postcard encoding of [`Checkpoint`]) row by
@@ -236,13 +244,28 @@ pub fn read_checkpoint<'a>(bytes: &'a [u8], visit: &mut impl Visit<'a>) -> Resul
     };
     r.checkpoint(visit)
         .map_err(|Bad| DecodeError(alloc::format!("{} at byte {} of a checkpoint", r.why, r.at)))?;
-    if r.at != bytes.len() {
-        return Err(DecodeError(alloc::format!(
-            "{} trailing bytes",
-            bytes.len() - r.at
-        )));
+    if r.at == bytes.len() {
+        return Ok(());
     }
-    Ok(())
+    let more = read_more(&bytes[r.at..])?;
+    visit.more(more).map_err(|why| DecodeError(why.into()))
+}
+
+/// A checkpoint's tail ([`Checkpoint::more`]): ops restating tag aliases and saved searches,
+/// at least one, none of them empty (what a writer writes).
+fn read_more(tail: &[u8]) -> Result<Vec<Op<'_>>, DecodeError> {
+    let more: Vec<Op<'_>> = decode_all(tail)?;
+    let restated = |op: &Op<'_>| match op {
+        Op::PutTagAliases(list) => !list.is_empty(),
+        Op::PutSavedSearches(list) => !list.is_empty(),
+        _ => false,
+    };
+    if more.is_empty() || !more.iter().all(restated) {
+        return Err(DecodeError(
+            "a checkpoint's tail holds what a checkpoint never restates".into(),
+        ));
+    }
+    Ok(more)
 }
 
 /// Rows collected as they are read (no row is refused: [`Checkpoint::decode`] checks them
@@ -300,6 +323,11 @@ impl<'a> Visit<'a> for Checkpoint<'a> {
         self.reflections.push(row);
         Ok(())
     }
+
+    fn more(&mut self, ops: Vec<Op<'a>>) -> Result<(), &'static str> {
+        self.more = ops;
+        Ok(())
+    }
 }
 
 /// Whether a log entry is a checkpoint rather than a change.
@@ -315,7 +343,12 @@ impl<'a> Checkpoint<'a> {
         let entry = (CHECKPOINT, self);
         let size = postcard::serialize_with_flavor(&entry, postcard::ser_flavors::Size::default())
             .expect("checkpoints always serialize");
-        postcard::to_extend(&entry, Vec::with_capacity(size)).expect("checkpoints always serialize")
+        let out = Vec::with_capacity(size);
+        let out = postcard::to_extend(&entry, out).expect("checkpoints always serialize");
+        match self.more.is_empty() {
+            true => out,
+            false => postcard::to_extend(&self.more, out).expect("ops always serialize"),
+        }
     }
 
     /// Reads a checkpoint entry into rows, borrowing strings from it. Every index must name
@@ -669,6 +702,7 @@ pub(crate) mod arbitrary {
                     },
                     author: r.3, mood: r.4, content: r.5, created: r.6,
                 }).collect(),
+                more: Vec::new(),
             }.encode()
         }
     }
@@ -773,6 +807,7 @@ pub(crate) mod arbitrary {
                                     created,
                                 })
                                 .collect(),
+                            more: Vec::new(),
                         }
                     },
                 )
@@ -789,9 +824,13 @@ mod tests {
 
     /// What postcard's serde reading of `bytes` gives, re-encoded (floats compare by bits).
     fn by_postcard(bytes: &[u8]) -> Result<Vec<u8>, DecodeError> {
-        let (tag, c): (u8, Checkpoint<'_>) = super::super::decode_all(bytes)?;
+        let ((tag, mut c), tail): ((u8, Checkpoint<'_>), _) =
+            postcard::take_from_bytes(bytes).map_err(|e| DecodeError(e.to_string()))?;
         if tag != CHECKPOINT {
             return Err(DecodeError("not a checkpoint".to_string()));
+        }
+        if !tail.is_empty() {
+            c.more = read_more(tail)?;
         }
         Ok(c.encode())
     }

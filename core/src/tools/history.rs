@@ -261,6 +261,18 @@ fn op_view(op: &Op<'_>, entity: Option<&str>) -> Option<Value> {
                 |r| json!(reflection_view(*r)),
             )?,
         ),
+        // Not about any entity: shown only when the history asked is the whole memory's.
+        Op::PutTagAliases(list) => (
+            "tagAliases",
+            kept(list, |_| entity.is_none(), |a| json!(a))?,
+        ),
+        Op::PutSavedSearches(list) => (
+            "savedSearches",
+            kept(list, |_| entity.is_none(), |q| json!(q))?,
+        ),
+        Op::RemoveTagAliases(names) | Op::RemoveSavedSearches(names) => {
+            ("names", kept(names, |_| entity.is_none(), |n| json!(n))?)
+        }
         Op::Restore(r) => {
             let names = r
                 .entities

@@ -39,6 +39,12 @@ pub fn tags(field: &str, given: &[&str]) -> Result<Vec<String>, String> {
     Ok(out)
 }
 
+/// One tag argument, lowercased (1 to 64 characters).
+pub fn one_tag(field: &str, tag: &str) -> Result<String, String> {
+    let mut lowered = tags(field, &[tag]).map_err(|e| e.replacen("[0]", "", 1))?;
+    Ok(lowered.pop().unwrap_or_default())
+}
+
 /// An importance: a number from 0 to 10, or (where `nullable`) null to clear it.
 pub fn importance(field: &str, value: &Value, nullable: bool) -> Result<Option<f64>, String> {
     match value {
@@ -256,7 +262,7 @@ pub fn relation_view<'g>(
 
 /// An argument that may be given as `null` (`Some(Value::Null)`), unlike one left out
 /// (`None`, with `#[serde(default)]`).
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+pub(crate) fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
     Value::deserialize(d).map(Some)
 }
 

@@ -7,6 +7,7 @@
 //! before its tool runs, so no tool checks its arguments again.
 
 pub mod args;
+pub mod filter;
 pub mod graph_tools;
 pub mod hierarchy;
 pub mod history;
@@ -17,7 +18,9 @@ pub mod output;
 pub mod plan;
 pub mod profile;
 pub mod query;
+pub mod saved_searches;
 pub mod search_tools;
+pub mod tag_aliases;
 pub mod tag_tools;
 pub mod validate;
 pub mod view;
@@ -40,13 +43,15 @@ use validate::{Issue, Problem};
 const CATALOG_JSON: &str = include_str!("catalog.json");
 
 /// The tools mcp-memory adds, after the nine: `{"tools": [...]}` each, in listing order.
-const EXTENDED_JSON: [&str; 7] = [
+const EXTENDED_JSON: [&str; 9] = [
     include_str!("extended/writes.json"),
     include_str!("extended/graph.json"),
     include_str!("extended/search.json"),
     include_str!("extended/model.json"),
     include_str!("extended/history.json"),
+    include_str!("extended/saved_searches.json"),
     include_str!("extended/tags.json"),
+    include_str!("extended/tag_aliases.json"),
     include_str!("extended/hierarchy.json"),
 ];
 
@@ -210,6 +215,11 @@ pub const TOOLS: &[ToolDef] = &[
         name: "undo",
         run: Run::Undo,
     },
+    write("save_search", saved_searches::save_search),
+    write("execute_saved_search", saved_searches::execute_saved_search),
+    read("list_saved_searches", saved_searches::list_saved_searches),
+    write("delete_saved_search", saved_searches::delete_saved_search),
+    write("update_saved_search", saved_searches::update_saved_search),
     write("add_tags", tag_tools::add_tags),
     write("remove_tags", tag_tools::remove_tags),
     write("set_importance", tag_tools::set_importance),
@@ -219,6 +229,11 @@ pub const TOOLS: &[ToolDef] = &[
     ),
     write("replace_tag", tag_tools::replace_tag),
     write("merge_tags", tag_tools::merge_tags),
+    write("add_tag_alias", tag_aliases::add_tag_alias),
+    read("list_tag_aliases", tag_aliases::list_tag_aliases),
+    write("remove_tag_alias", tag_aliases::remove_tag_alias),
+    read("get_aliases_for_tag", tag_aliases::get_aliases_for_tag),
+    read("resolve_tag", tag_aliases::resolve_tag),
     write("set_entity_parent", hierarchy::set_entity_parent),
     read("get_children", hierarchy::get_children),
     read("get_parent", hierarchy::get_parent),

@@ -76,13 +76,23 @@ const RUST_MORE: [&str; 17] = [
 
 /// What the TypeScript seed lists besides the nine, of the tools this server has in its
 /// shapes.
-const MEMORY_MCP_MORE: [&str; 15] = [
+const MEMORY_MCP_MORE: [&str; 25] = [
+    "save_search",
+    "execute_saved_search",
+    "list_saved_searches",
+    "delete_saved_search",
+    "update_saved_search",
     "add_tags",
     "remove_tags",
     "set_importance",
     "add_tags_to_multiple_entities",
     "replace_tag",
     "merge_tags",
+    "add_tag_alias",
+    "list_tag_aliases",
+    "remove_tag_alias",
+    "get_aliases_for_tag",
+    "resolve_tag",
     "set_entity_parent",
     "get_children",
     "get_parent",

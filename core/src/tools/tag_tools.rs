@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::memory_mcp::{answer, answer_list, named, planned};
-use super::meta::{importance, tags};
+use super::meta::{importance, one_tag, tags};
 use super::{Ctx, Plan, parse};
 use crate::graph::{EntityId, Graph};
 use crate::json;
@@ -215,12 +215,6 @@ fn rewrite_tags<'a>(
         affected_entities: affected,
     };
     planned(patches, answer(&result))
-}
-
-/// One tag argument, lowercased (1 to 64 characters).
-fn one_tag(field: &str, tag: &str) -> Result<String, String> {
-    let mut lowered = tags(field, &[tag]).map_err(|e| e.replacen("[0]", "", 1))?;
-    Ok(lowered.pop().unwrap_or_default())
 }
 
 /// `replace_tag`: renames a tag on every entity that has it (where the entity already has

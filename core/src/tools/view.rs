@@ -1,6 +1,6 @@
 //! Bounded graph answers: the optional arguments read_graph, search_nodes and open_nodes take
-//! beyond the reference's — `entityType`, `offset`, `limit`, `maxTokens` with `cursor`, and
-//! `outline` — so an answer never exceeds what the client accepts (Claude Code refuses tool
+//! beyond the reference's — `entityType`, `tags`, `minImportance` and `maxImportance`
+//! filters, `offset`, `limit`, `maxTokens` with `cursor`, and `outline` — so an answer never exceeds what the client accepts (Claude Code refuses tool
 //! output over 25,000 tokens by default). Without any of them the tools answer exactly as the
 //! reference does; the extra properties are declared in `extended/reads.json`.
 
@@ -9,6 +9,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
+use super::filter::Filter;
 use super::meta::{self, EntityDetail, RelationView};
 use super::output;
 use crate::graph::{EntityId, Graph};
@@ -39,9 +40,18 @@ pub struct View<'a> {
     /// More than the reference shows: `metadata`, `history`.
     #[serde(borrow)]
     pub include: Option<Vec<&'a str>>,
+    /// Only entities with one of these tags.
+    #[serde(borrow)]
+    pub tags: Option<Vec<&'a str>>,
+    /// Only entities of at least this importance.
+    #[serde(rename = "minImportance")]
+    pub min_importance: Option<f64>,
+    /// Only entities of at most this importance.
+    #[serde(rename = "maxImportance")]
+    pub max_importance: Option<f64>,
 }
 
-impl View<'_> {
+impl<'a> View<'a> {
     /// Whether no bounding argument was given (the reference's answer).
     pub fn is_plain(&self) -> bool {
         self.entity_type.is_none()
@@ -51,6 +61,16 @@ impl View<'_> {
             && self.cursor.is_none()
             && self.outline.is_none()
             && self.include.is_none()
+            && self.tags.is_none()
+            && self.min_importance.is_none()
+            && self.max_importance.is_none()
+    }
+
+    /// The entities it keeps.
+    pub fn filter(&self, graph: &Graph) -> Filter<'a> {
+        let tags = self.tags.as_deref().unwrap_or_default();
+        let importance = (self.min_importance, self.max_importance);
+        Filter::new(graph, self.entity_type, tags, importance)
     }
 
     /// Whether `include` asks for this (`metadata` or `history`).
@@ -107,13 +127,14 @@ fn cost<T: Serialize>(value: &T, depth: usize) -> usize {
 /// The answer for `found` (the matching entities, in answer order) bounded by `view`; the
 /// relations are those touching the returned entities.
 pub fn page(graph: &Graph, found: &[EntityId], view: &View<'_>) -> Result<String, String> {
-    let matching: Vec<EntityId> = match view.entity_type {
-        Some(t) => found
+    let filter = view.filter(graph);
+    let matching: Vec<EntityId> = match filter.is_empty() {
+        false => found
             .iter()
             .copied()
-            .filter(|&id| graph.text(graph.entity(id).entity_type) == t)
+            .filter(|&id| filter.admits(graph, graph.entity(id)))
             .collect(),
-        None => found.to_vec(),
+        true => found.to_vec(),
     };
     // Counts saturate: `as usize` would truncate on wasm32 (where the hosts run the core)
     // and the budget's product would overflow for a maxTokens near 2^64.
