@@ -184,4 +184,26 @@ fn timings(layout: &str, ends: impl Fn(usize, usize) -> (usize, usize)) {
     report("export_graph dot (Server::handle)", 5, &mut |_| {
         black_box(m.handle(&tool_line("export_graph", json!({"format": "dot"}))));
     });
+    // The TypeScript seed's whole-graph tools (issue J's aim: each under 2 s here).
+    let heavy: [(&str, Value); 7] = [
+        ("get_graph_stats", json!({})),
+        ("get_connected_components", json!({})),
+        ("get_centrality", json!({"algorithm": "degree"})),
+        ("get_centrality", json!({"algorithm": "pagerank"})),
+        ("get_centrality", json!({"algorithm": "betweenness"})),
+        (
+            "get_centrality",
+            json!({"algorithm": "betweenness", "approximate": true, "sampleRate": 0.01}),
+        ),
+        (
+            "find_shortest_path",
+            json!({"source": name(1), "target": name(2)}),
+        ),
+    ];
+    for (tool, args) in heavy {
+        let label = format!("{tool} {} (Server::handle)", args);
+        report(&label, 5, &mut |_| {
+            black_box(m.handle(&tool_line(tool, args.clone())));
+        });
+    }
 }

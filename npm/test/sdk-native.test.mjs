@@ -282,15 +282,26 @@ const CASES = {
   },
   get_entity_depth: { args: { entityName: 'Bob' }, check: (r) => assert.deepEqual(r, { entityName: 'Bob', depth: 1 }) },
   move_entity: { args: { entityName: 'Bob', newParentName: null }, check: (r) => assert.equal(r.parentId, undefined) },
+  // Its analytics.
+  get_graph_stats: { args: {}, check: (r) => assert.ok(r.totalEntities >= 3 && r.entityTypesCounts.person >= 2, JSON.stringify(r)) },
+  find_shortest_path: {
+    args: { source: 'Alice', target: 'Acme' },
+    check: (r) => assert.deepEqual([r.path[0], r.path.at(-1)], ['Alice', 'Acme']),
+  },
+  get_connected_components: { args: {}, check: (r) => assert.ok(r.components[0].includes('Bob') && r.count >= 1, JSON.stringify(r)) },
+  get_centrality: {
+    args: { algorithm: 'pagerank', topN: 2 },
+    check: (r) => assert.ok(r.algorithm === 'pagerank' && r.topEntities.length === 2, JSON.stringify(r)),
+  },
 };
 
 /** The id of history's setup change, as history lists it (undo's case undoes it). */
 let patchOfAcme;
 
-const TOOL_COUNT = 59;
+const TOOL_COUNT = 63;
 
 /**
- * Lists the tools (all 59, each with a case), builds SETUP, then calls every listed tool
+ * Lists the tools (all 63, each with a case), builds SETUP, then calls every listed tool
  * with its case's arguments: none may fail, and a tool that declares an outputSchema must
  * return structuredContent (the SDK client validates it against that schema). Then the graph
  * must show every write.

@@ -6,6 +6,8 @@
 //! them, then the constraints the schema declares and the request limits (`limits.rs`) —
 //! before its tool runs, so no tool checks its arguments again.
 
+pub mod algorithms;
+pub mod analytics;
 pub mod args;
 pub mod filter;
 pub mod graph_tools;
@@ -43,7 +45,7 @@ use validate::{Issue, Problem};
 const CATALOG_JSON: &str = include_str!("catalog.json");
 
 /// The tools mcp-memory adds, after the nine: `{"tools": [...]}` each, in listing order.
-const EXTENDED_JSON: [&str; 9] = [
+const EXTENDED_JSON: [&str; 10] = [
     include_str!("extended/writes.json"),
     include_str!("extended/graph.json"),
     include_str!("extended/search.json"),
@@ -53,6 +55,7 @@ const EXTENDED_JSON: [&str; 9] = [
     include_str!("extended/tags.json"),
     include_str!("extended/tag_aliases.json"),
     include_str!("extended/hierarchy.json"),
+    include_str!("extended/analytics.json"),
 ];
 
 /// Optional arguments (and result fields) added to read_graph, search_nodes and open_nodes.
@@ -243,6 +246,13 @@ pub const TOOLS: &[ToolDef] = &[
     read("get_root_entities", hierarchy::get_root_entities),
     read("get_entity_depth", hierarchy::get_entity_depth),
     write("move_entity", hierarchy::move_entity),
+    read("get_graph_stats", analytics::get_graph_stats),
+    read("find_shortest_path", analytics::find_shortest_path),
+    read(
+        "get_connected_components",
+        analytics::get_connected_components,
+    ),
+    read("get_centrality", analytics::get_centrality),
 ];
 
 /// Adds `extended/reads.json`'s properties to the bounded read tools: their arguments, their

@@ -76,7 +76,7 @@ const RUST_MORE: [&str; 17] = [
 
 /// What the TypeScript seed lists besides the nine, of the tools this server has in its
 /// shapes.
-const MEMORY_MCP_MORE: [&str; 25] = [
+const MEMORY_MCP_MORE: [&str; 29] = [
     "save_search",
     "execute_saved_search",
     "list_saved_searches",
@@ -102,6 +102,10 @@ const MEMORY_MCP_MORE: [&str; 25] = [
     "get_root_entities",
     "get_entity_depth",
     "move_entity",
+    "get_graph_stats",
+    "find_shortest_path",
+    "get_connected_components",
+    "get_centrality",
 ];
 
 /// What the Python seed lists besides the nine but `read_graph` (it has none), of the
