@@ -185,7 +185,10 @@ fn timings(layout: &str, ends: impl Fn(usize, usize) -> (usize, usize)) {
         black_box(m.handle(&tool_line("export_graph", json!({"format": "dot"}))));
     });
     // The TypeScript seed's whole-graph tools (issue J's aim: each under 2 s here).
-    let heavy: [(&str, Value); 7] = [
+    let heavy: [(&str, Value); 10] = [
+        ("find_duplicates", json!({})),
+        ("find_duplicates", json!({"threshold": 0.5})),
+        ("validate_graph", json!({})),
         ("get_graph_stats", json!({})),
         ("get_connected_components", json!({})),
         ("get_centrality", json!({"algorithm": "degree"})),

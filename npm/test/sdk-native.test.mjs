@@ -293,15 +293,19 @@ const CASES = {
     args: { algorithm: 'pagerank', topN: 2 },
     check: (r) => assert.ok(r.algorithm === 'pagerank' && r.topEntities.length === 2, JSON.stringify(r)),
   },
+  // Its date search and hygiene reads.
+  search_by_date_range: { args: { startDate: '2000-01-01' }, check: (r) => assert.ok(r.total >= 3 && r.entities.length === r.total, JSON.stringify(r)) },
+  validate_graph: { args: {}, check: (r) => assert.equal(typeof r.isValid, 'boolean') },
+  find_duplicates: { args: {}, check: (r) => assert.ok(Array.isArray(r.groups), JSON.stringify(r)) },
 };
 
 /** The id of history's setup change, as history lists it (undo's case undoes it). */
 let patchOfAcme;
 
-const TOOL_COUNT = 63;
+const TOOL_COUNT = 66;
 
 /**
- * Lists the tools (all 63, each with a case), builds SETUP, then calls every listed tool
+ * Lists the tools (all 66, each with a case), builds SETUP, then calls every listed tool
  * with its case's arguments: none may fail, and a tool that declares an outputSchema must
  * return structuredContent (the SDK client validates it against that schema). Then the graph
  * must show every write.

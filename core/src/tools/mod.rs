@@ -9,10 +9,12 @@
 pub mod algorithms;
 pub mod analytics;
 pub mod args;
+pub mod date_search;
 pub mod filter;
 pub mod graph_tools;
 pub mod hierarchy;
 pub mod history;
+pub mod hygiene;
 pub mod limits;
 pub mod memory_mcp;
 pub mod meta;
@@ -45,7 +47,7 @@ use validate::{Issue, Problem};
 const CATALOG_JSON: &str = include_str!("catalog.json");
 
 /// The tools mcp-memory adds, after the nine: `{"tools": [...]}` each, in listing order.
-const EXTENDED_JSON: [&str; 10] = [
+const EXTENDED_JSON: [&str; 11] = [
     include_str!("extended/writes.json"),
     include_str!("extended/graph.json"),
     include_str!("extended/search.json"),
@@ -56,6 +58,7 @@ const EXTENDED_JSON: [&str; 10] = [
     include_str!("extended/tag_aliases.json"),
     include_str!("extended/hierarchy.json"),
     include_str!("extended/analytics.json"),
+    include_str!("extended/hygiene.json"),
 ];
 
 /// Optional arguments (and result fields) added to read_graph, search_nodes and open_nodes.
@@ -253,6 +256,9 @@ pub const TOOLS: &[ToolDef] = &[
         analytics::get_connected_components,
     ),
     read("get_centrality", analytics::get_centrality),
+    read("search_by_date_range", date_search::search_by_date_range),
+    read("validate_graph", hygiene::validate_graph),
+    read("find_duplicates", hygiene::find_duplicates),
 ];
 
 /// Adds `extended/reads.json`'s properties to the bounded read tools: their arguments, their
