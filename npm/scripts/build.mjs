@@ -30,7 +30,11 @@ if (!bindgenVersion.endsWith(` ${WASM_BINDGEN_VERSION}`)) {
 run('cargo', ['build', '--locked', '-p', 'mcp-memory-web', '--target', 'wasm32-unknown-unknown', '--profile', 'wasm'], {
   cwd: root,
 });
-const built = path.join(root, 'target', 'wasm32-unknown-unknown', 'wasm', 'mcp_memory_web.wasm');
+// Where cargo put it: its target directory may be elsewhere (CARGO_TARGET_DIR, a config).
+const { target_directory: targetDir } = JSON.parse(
+  run('cargo', ['metadata', '--format-version', '1', '--no-deps', '--locked'], { cwd: root }),
+);
+const built = path.join(targetDir, 'wasm32-unknown-unknown', 'wasm', 'mcp_memory_web.wasm');
 
 fs.rmSync(dist, { recursive: true, force: true });
 // The embedding table semantic search reads: beside the engines, loaded on the first search

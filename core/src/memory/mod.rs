@@ -324,7 +324,6 @@ impl<L: Log> Memory<L> {
                 .map(|decoded| {
                     let (graph, indexes) = (&mut self.graph, &mut self.indexes);
                     decoded.iter().for_each(|r| graph.apply(r, indexes));
-                    self.log_bytes += payload_bytes(&records);
                     for bytes in &records {
                         self.count_logged(bytes);
                     }
@@ -509,11 +508,13 @@ impl<L: Log> Memory<L> {
         (self.checkpoint_bytes, self.tail_bytes) = checkpoint_and_tail(records);
     }
 
-    /// Counts an entry appended to the log: a change adds to the tail and, kept in a
-    /// compacted log while it is within the history, to the live estimate; a checkpoint
-    /// starts a new tail and supersedes the last (only its growth is live).
+    /// Counts an entry appended to the log: its bytes to the log's; a change adds to the
+    /// tail and, kept in a compacted log while it is within the history, to the live
+    /// estimate; a checkpoint starts a new tail and supersedes the last (only its growth
+    /// is live).
     fn count_logged(&mut self, bytes: &[u8]) {
         let len = bytes.len() as u64;
+        self.log_bytes += len;
         if is_checkpoint(bytes) {
             self.live_estimate += len.saturating_sub(self.checkpoint_bytes);
             (self.checkpoint_bytes, self.tail_bytes) = (len, 0);
@@ -645,7 +646,6 @@ impl<L: Log> Memory<L> {
         record.stamp = Some(stamp);
         self.log.append(&bytes).map_err(Error::log(LogOp::Append))?;
         self.graph.apply(&record, &mut self.indexes);
-        self.log_bytes += bytes.len() as u64;
         self.count_logged(&bytes);
         self.log.sync().map_err(Error::log(LogOp::Sync))?;
         self.compact_if_mostly_dead();
@@ -687,7 +687,6 @@ impl<L: Log> Memory<L> {
         let bytes = self.graph.checkpoint();
         let appended = self.log.append(&bytes).is_ok();
         if appended {
-            self.log_bytes += bytes.len() as u64;
             self.count_logged(&bytes);
         }
         appended
