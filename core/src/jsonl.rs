@@ -568,6 +568,26 @@ impl<'a> MemoryMcpEntity<'a> {
     }
 }
 
+impl<'a> MemoryMcpEntity<'a> {
+    /// An entity in full (its current observations), as the seed shows it.
+    pub(crate) fn of_state(e: &model::EntityState<'a>, line: bool) -> Self {
+        let current = e.facts.iter().filter(|f| f.superseded == 0);
+        MemoryMcpEntity {
+            kind: line.then_some("entity"),
+            entity: model::Entity {
+                name: e.name,
+                entity_type: e.entity_type,
+                observations: current.map(|f| f.text).collect(),
+            },
+            created: iso_known(e.created),
+            updated: iso_known(e.updated),
+            tags: e.tags.clone(),
+            importance: e.importance,
+            parent: e.parent,
+        }
+    }
+}
+
 /// A relation as the TypeScript seed shows it (`lastModified` is when it was made: a
 /// relation never changes here).
 #[derive(serde::Serialize)]
@@ -588,6 +608,16 @@ impl<'a> MemoryMcpRelation<'a> {
         MemoryMcpRelation {
             kind: line.then_some("relation"),
             relation: graph.relation_text(r),
+            created: iso_known(r.created),
+            updated: iso_known(r.created),
+        }
+    }
+
+    /// A relation in full, as the seed shows it.
+    pub(crate) fn of_state(r: &model::RelationState<'a>, line: bool) -> Self {
+        MemoryMcpRelation {
+            kind: line.then_some("relation"),
+            relation: r.relation,
             created: iso_known(r.created),
             updated: iso_known(r.created),
         }

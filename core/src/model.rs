@@ -201,6 +201,19 @@ pub struct SavedSearch<'a> {
     pub last_used: Millis,
 }
 
+/// An entity archived: out of the graph, kept to be restored, with the relations it had.
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+pub struct Archived<'a> {
+    /// The entity as it was.
+    #[serde(borrow)]
+    pub entity: EntityState<'a>,
+    /// The relations at it that held, as they were.
+    #[serde(borrow)]
+    pub relations: Vec<RelationState<'a>>,
+    /// When it was archived.
+    pub at: Millis,
+}
+
 /// A reflection to add (its id and time come from the memory and the change).
 #[derive(Serialize, Deserialize, Debug, PartialEq, Eq, Clone, Copy)]
 pub struct NewReflection<'a> {

@@ -31,8 +31,8 @@ pub use checkpoint::{
 };
 
 use crate::model::{
-    Entity, EntityPatch, EntityState, Millis, NewFacts, NewReflection, NewRelation, Observations,
-    Provenance, Reflection, Relation, RelationState, Restore, SavedSearch, TagAlias,
+    Archived, Entity, EntityPatch, EntityState, Millis, NewFacts, NewReflection, NewRelation,
+    Observations, Provenance, Reflection, Relation, RelationState, Restore, SavedSearch, TagAlias,
 };
 
 /// One operation on the graph. The first six are the reference's changes; the rest carry
@@ -108,10 +108,17 @@ pub enum Op<'a> {
     /// Remove the saved searches of these names.
     #[serde(borrow)]
     RemoveSavedSearches(Vec<&'a str>),
+    /// Add these to the archive, each replacing the one of the same name in its place
+    /// (the graph is not touched: a change archiving entities also removes them).
+    #[serde(borrow)]
+    PutArchived(Vec<Archived<'a>>),
+    /// Remove the archived entities of these names from the archive.
+    #[serde(borrow)]
+    RemoveArchived(Vec<&'a str>),
 }
 
 /// The names of [`Op`]'s variants, by index (snake case, as reports print them).
-pub const OP_NAMES: [&str; 22] = [
+pub const OP_NAMES: [&str; 24] = [
     "create_entities",
     "create_relations",
     "add_observations",
@@ -134,6 +141,8 @@ pub const OP_NAMES: [&str; 22] = [
     "remove_tag_aliases",
     "put_saved_searches",
     "remove_saved_searches",
+    "put_archived",
+    "remove_archived",
 ];
 
 impl Op<'_> {
@@ -162,6 +171,8 @@ impl Op<'_> {
             Op::RemoveTagAliases(_) => 19,
             Op::PutSavedSearches(_) => 20,
             Op::RemoveSavedSearches(_) => 21,
+            Op::PutArchived(_) => 22,
+            Op::RemoveArchived(_) => 23,
         }
     }
 

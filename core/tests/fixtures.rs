@@ -10,9 +10,9 @@ use common::*;
 use mcp_memory_core::frame;
 use mcp_memory_core::graph::Graph;
 use mcp_memory_core::model::{
-    Entity, EntityPatch, EntityState, Fact, NewFact, NewFacts, NewReflection, NewRelation,
-    Observations, Provenance, Reflection, Relation, RelationState, Restore, SavedSearch, TagAlias,
-    Target,
+    Archived, Entity, EntityPatch, EntityState, Fact, NewFact, NewFacts, NewReflection,
+    NewRelation, Observations, Provenance, Reflection, Relation, RelationState, Restore,
+    SavedSearch, TagAlias, Target,
 };
 use mcp_memory_core::record::{Agent, OP_NAMES, Op, Record, Stamp};
 use mcp_memory_core::{Contents, Server};
@@ -41,6 +41,9 @@ const RESTORE_EXPECTED: &str = "v2-restore.expected.json";
 /// Added with tag aliases and saved searches.
 const SAVED_LOG: &str = "v2-saved.mcpmem";
 const SAVED_EXPECTED: &str = "v2-saved.expected.json";
+/// Added with the archive.
+const ARCHIVE_LOG: &str = "v2-archive.mcpmem";
+const ARCHIVE_EXPECTED: &str = "v2-archive.expected.json";
 
 /// Which variant of the wire format a record is: a single op of the first format (0–5), a
 /// batch (6) or a stamped change (7). Kept in step with `record::Wire` by hand: a new wire
@@ -521,6 +524,127 @@ fn saved_records() -> Vec<Record<'static>> {
     ]
 }
 
+/// Two entities archived with their relation (as `archive_entities` logs it), then one
+/// restored (as `restore_archived` does): the `archive` fixture.
+fn archive_records() -> Vec<Record<'static>> {
+    let by = Agent::New(Provenance {
+        client: "c",
+        version: "1",
+        session: "s",
+        actor: None,
+    });
+    let at = |n: u64| {
+        Some(Stamp {
+            at: T0 + n,
+            by: Agent::Known(0),
+        })
+    };
+    let state = |name, tags| EntityState {
+        name,
+        entity_type: "note",
+        created: T0,
+        updated: T0,
+        tags,
+        importance: Some(1.5),
+        parent: None,
+        status: None,
+        next_fact: 2,
+        facts: vec![Fact {
+            text: "old",
+            id: 1,
+            kind: None,
+            created: T0,
+            supersedes: 0,
+            superseded: 0,
+        }],
+    };
+    let linked = RelationState {
+        relation: triple("A", "B", "next"),
+        created: T0,
+        context: Some("then"),
+        ended: 0,
+    };
+    vec![
+        Record {
+            stamp: Some(Stamp { at: T0, by }),
+            ops: vec![
+                Op::PutEntities(vec![state("A", vec!["draft"]), state("B", vec![])]),
+                Op::PutRelations(vec![linked]),
+            ],
+        },
+        Record {
+            stamp: at(1),
+            ops: vec![
+                Op::PutArchived(vec![
+                    Archived {
+                        entity: state("A", vec!["draft"]),
+                        relations: vec![linked],
+                        at: T0 + 1,
+                    },
+                    Archived {
+                        entity: state("B", vec![]),
+                        relations: vec![linked],
+                        at: T0 + 1,
+                    },
+                ]),
+                Op::Restore(Restore {
+                    entities: vec!["A", "B"],
+                    relations: vec![triple("A", "B", "next")],
+                    put_entities: vec![],
+                    put_relations: vec![],
+                }),
+            ],
+        },
+        Record {
+            stamp: at(2),
+            ops: vec![
+                Op::Restore(Restore {
+                    entities: vec![],
+                    relations: vec![],
+                    put_entities: vec![state("A", vec!["draft"])],
+                    put_relations: vec![linked],
+                }),
+                Op::RemoveArchived(vec!["A", "never-archived"]),
+            ],
+        },
+    ]
+}
+
+/// Writes the `archive` fixture (once, like the others).
+#[test]
+#[ignore = "writes the frozen fixture files; run once per new variant, never again"]
+fn write_archive_fixture() {
+    write_state_fixture(ARCHIVE_LOG, ARCHIVE_EXPECTED, &archive_records());
+}
+
+/// The frozen `archive` log replays to its expected state (A back with its relation, B
+/// still archived), re-encodes to its bytes, and its snapshot replays to the same state.
+#[test]
+fn archive_log_replays_to_expected_state_and_snapshots_to_it() {
+    let bytes = std::fs::read(fixture(ARCHIVE_LOG)).expect("the committed archive fixture");
+    let scan = frame::scan(&bytes).unwrap();
+    for (payload, written) in scan.records.iter().zip(&archive_records()) {
+        let decoded = Record::decode(payload).expect("decodes");
+        assert_eq!(&decoded, written);
+        assert_eq!(decoded.encode(), *payload);
+    }
+    let payloads: Vec<Vec<u8>> = scan.records.iter().map(|r| r.to_vec()).collect();
+    let graph = replayed_graph(&payloads);
+    let state = state_of(&graph);
+    let text = std::fs::read_to_string(fixture(ARCHIVE_EXPECTED)).unwrap();
+    assert_eq!(state, serde_json::from_str::<Value>(&text).unwrap());
+    assert_eq!(state["entities"].as_array().unwrap().len(), 1);
+    assert_eq!(state["relations"][0]["context"], "then");
+    let archived: Vec<&str> = state["archived"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["entity"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(archived, ["B"]);
+    assert_eq!(state_of(&replayed_graph(&graph.snapshot())), state);
+}
+
 /// Writes the `saved` fixture (once, like the others).
 #[test]
 #[ignore = "writes the frozen fixture files; run once per new variant, never again"]
@@ -669,6 +793,7 @@ fn v2_log_holds_every_op_replays_to_expected_state_and_snapshots_to_it() {
             .iter()
             .chain(&restore_records())
             .chain(&saved_records())
+            .chain(&archive_records())
             .flat_map(|r| r.ops.iter().map(Op::index)),
     );
     let every: std::collections::BTreeSet<usize> = (0..OP_NAMES.len())

@@ -297,15 +297,20 @@ const CASES = {
   search_by_date_range: { args: { startDate: '2000-01-01' }, check: (r) => assert.ok(r.total >= 3 && r.entities.length === r.total, JSON.stringify(r)) },
   validate_graph: { args: {}, check: (r) => assert.equal(typeof r.isValid, 'boolean') },
   find_duplicates: { args: {}, check: (r) => assert.ok(Array.isArray(r.groups), JSON.stringify(r)) },
+  compress_graph: { args: { dryRun: true }, check: (r) => assert.ok(Array.isArray(r.mergedEntities), JSON.stringify(r)) },
+  // Its archive: Bob (importance 7) leaves and comes back with his relations.
+  archive_entities: { args: { importanceLessThan: 8 }, check: (r) => assert.deepEqual(r.entityNames, ['Bob']) },
+  list_archived: { args: {}, check: (r) => assert.deepEqual(r.archived.map((x) => x.name), ['Bob']) },
+  restore_archived: { args: { entityNames: ['Bob'] }, check: (r) => assert.equal(r.restored, 1) },
 };
 
 /** The id of history's setup change, as history lists it (undo's case undoes it). */
 let patchOfAcme;
 
-const TOOL_COUNT = 66;
+const TOOL_COUNT = 70;
 
 /**
- * Lists the tools (all 66, each with a case), builds SETUP, then calls every listed tool
+ * Lists the tools (all 70, each with a case), builds SETUP, then calls every listed tool
  * with its case's arguments: none may fail, and a tool that declares an outputSchema must
  * return structuredContent (the SDK client validates it against that schema). Then the graph
  * must show every write.

@@ -120,6 +120,8 @@ impl Graph {
             Op::RemoveSavedSearches(list) => {
                 list.iter().for_each(|n| self.remove_saved_search(n));
             }
+            Op::PutArchived(list) => list.iter().for_each(|a| self.put_archived(a)),
+            Op::RemoveArchived(list) => list.iter().for_each(|n| self.remove_archived(n)),
             Op::Reflect(list) => {
                 for r in list {
                     let id = self.next_reflection_id();

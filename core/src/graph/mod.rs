@@ -203,6 +203,16 @@ pub struct SavedSearch {
     pub last_used: Millis,
 }
 
+/// An archived entity (see [`model::Archived`]), kept encoded: it is read only to be
+/// listed or restored.
+#[derive(Debug, Clone)]
+pub struct ArchivedRow {
+    /// The entity's name.
+    pub name: alloc::string::String,
+    /// The [`model::Archived`], in postcard.
+    bytes: Vec<u8>,
+}
+
 /// An entry of the table of who made changes (see [`model::Provenance`]), interned.
 #[derive(Debug, Copy, Clone, PartialEq, Eq, Hash)]
 struct AgentSyms {
@@ -234,6 +244,7 @@ pub struct Graph {
     reflections: Vec<Reflection>,
     tag_aliases: Vec<TagAlias>,
     saved_searches: Vec<SavedSearch>,
+    archived: Vec<ArchivedRow>,
     agents: Vec<AgentSyms>,
     agent_ids: HashMap<AgentSyms, u32>,
     /// The latest time a change carried.

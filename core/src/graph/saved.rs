@@ -1,10 +1,10 @@
-//! Two small tables kept beside the graph, by key, in the order made: tag aliases (by
-//! alias) and saved searches (by name). Putting one whose key is taken replaces it in its
-//! place.
+//! Three tables kept beside the graph, by key, in the order made: tag aliases (by alias),
+//! saved searches (by name) and archived entities (by name). Putting one whose key is taken
+//! replaces it in its place.
 
 use alloc::vec::Vec;
 
-use super::{Graph, SavedSearch, TagAlias};
+use super::{ArchivedRow, Graph, SavedSearch, TagAlias};
 use crate::intern::Sym;
 use crate::model;
 
@@ -92,6 +92,35 @@ impl Graph {
         syms.into_iter().for_each(|s| self.strings.release(s));
     }
 
+    /// Adds an archived entity, or replaces the one of the same name.
+    pub(super) fn put_archived(&mut self, a: &model::Archived<'_>) {
+        self.saw(a.at);
+        let row = ArchivedRow {
+            name: a.entity.name.into(),
+            bytes: postcard::to_allocvec(a).expect("an archived entity encodes"),
+        };
+        match self.archived.iter().position(|x| x.name == row.name) {
+            Some(i) => self.archived[i] = row,
+            None => self.archived.push(row),
+        }
+    }
+
+    /// Removes the archived entity of this name, if there is one.
+    pub(super) fn remove_archived(&mut self, name: &str) {
+        self.archived.retain(|x| x.name != name);
+    }
+
+    /// Archived entities, in the order archived.
+    pub fn archived(&self) -> impl Iterator<Item = model::Archived<'_>> {
+        self.archived.iter().map(ArchivedRow::entry)
+    }
+
+    /// The archived entity of this name.
+    pub fn archived_named(&self, name: &str) -> Option<model::Archived<'_>> {
+        let row = self.archived.iter().find(|x| x.name == name)?;
+        Some(row.entry())
+    }
+
     /// A tag alias's text.
     pub fn tag_alias_text(&self, a: &TagAlias) -> model::TagAlias<'_> {
         model::TagAlias {
@@ -118,7 +147,7 @@ impl Graph {
         }
     }
 
-    /// The ops that restate both tables (none for an empty one): a snapshot's, and a
+    /// The ops that restate the tables (none for an empty one): a snapshot's, and a
     /// checkpoint's tail.
     pub fn saved_ops(&self) -> Vec<crate::record::Op<'_>> {
         use crate::record::Op;
@@ -139,6 +168,17 @@ impl Graph {
         if !searches.is_empty() {
             ops.push(Op::PutSavedSearches(searches));
         }
+        let archived: Vec<_> = self.archived().collect();
+        if !archived.is_empty() {
+            ops.push(Op::PutArchived(archived));
+        }
         ops
+    }
+}
+
+impl ArchivedRow {
+    /// The archived entity.
+    fn entry(&self) -> model::Archived<'_> {
+        postcard::from_bytes(&self.bytes).expect("a row holds what put_archived encoded")
     }
 }

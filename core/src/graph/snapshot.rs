@@ -24,6 +24,9 @@ pub struct State<'g> {
     /// Saved searches, in the order saved.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub saved_searches: Vec<model::SavedSearch<'g>>,
+    /// Archived entities, in the order archived.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub archived: Vec<model::Archived<'g>>,
 }
 
 /// Entities or relations per record in a [`Graph::snapshot`] (bounds a record's size).
@@ -152,6 +155,7 @@ impl Graph {
                 .iter()
                 .map(|q| self.saved_search_text(q))
                 .collect(),
+            archived: self.archived().collect(),
         }
     }
 

@@ -138,6 +138,9 @@ impl<'a> Footprint<'a> {
             Op::Reflect(_) | Op::PutReflections(_) => {
                 self.final_ = Some("reflections are not undone (add another one instead)");
             }
+            Op::PutArchived(_) | Op::RemoveArchived(_) => {
+                self.final_ = Some("archiving is not undone (restore_archived restores)");
+            }
             Op::PutTagAliases(_)
             | Op::RemoveTagAliases(_)
             | Op::PutSavedSearches(_)

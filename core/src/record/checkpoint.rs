@@ -57,7 +57,8 @@ pub struct Checkpoint<'a> {
     /// Reflections, oldest first.
     pub reflections: Vec<ReflectionRow>,
     /// The state no part holds rows of, restated as ops applied after the parts: tag
-    /// aliases ([`Op::PutTagAliases`]) and saved searches ([`Op::PutSavedSearches`]). The
+    /// aliases ([`Op::PutTagAliases`]), saved searches ([`Op::PutSavedSearches`]) and the
+    /// archive ([`Op::PutArchived`]). The
     /// entry's tail, written only when not empty (so a checkpoint without them reads in
     /// versions from before them).
     #[serde(skip)]
@@ -251,13 +252,15 @@ pub fn read_checkpoint<'a>(bytes: &'a [u8], visit: &mut impl Visit<'a>) -> Resul
     visit.more(more).map_err(|why| DecodeError(why.into()))
 }
 
-/// A checkpoint's tail ([`Checkpoint::more`]): ops restating tag aliases and saved searches,
+/// A checkpoint's tail ([`Checkpoint::more`]): ops restating tag aliases, saved searches and
+/// the archive,
 /// at least one, none of them empty (what a writer writes).
 fn read_more(tail: &[u8]) -> Result<Vec<Op<'_>>, DecodeError> {
     let more: Vec<Op<'_>> = decode_all(tail)?;
     let restated = |op: &Op<'_>| match op {
         Op::PutTagAliases(list) => !list.is_empty(),
         Op::PutSavedSearches(list) => !list.is_empty(),
+        Op::PutArchived(list) => !list.is_empty(),
         _ => false,
     };
     if more.is_empty() || !more.iter().all(restated) {

@@ -203,14 +203,7 @@ pub fn find_shortest_path(t: Ctx<'_>, a: &Value) -> Result<String, String> {
         return Ok(none());
     };
     let (s, target) = (g.entity(s).name, g.entity(target).name);
-    let types: Vec<String> = args
-        .relation_types
-        .iter()
-        .map(|r| r.to_lowercase())
-        .collect();
-    let follows = |r: &crate::graph::Relation| {
-        types.is_empty() || types.contains(&g.text(r.relation_type).to_lowercase())
-    };
+    let steps = Steps::new(g, args.direction, &args.relation_types);
     let mut reached: HashMap<Sym, Option<(Sym, RelationId)>> = HashMap::default();
     reached.insert(s, None);
     let mut queue = alloc::collections::VecDeque::from([s]);
@@ -218,19 +211,8 @@ pub fn find_shortest_path(t: Ctx<'_>, a: &Value) -> Result<String, String> {
         if at == target {
             break;
         }
-        let touching = g.relations_touching(core::iter::once(at));
-        let outgoing = (args.direction != Way::Incoming)
-            .then(|| touching.iter().filter(|&&id| g.relation(id).from == at))
-            .into_iter()
-            .flatten()
-            .map(|&id| (id, g.relation(id).to));
-        let incoming = (args.direction != Way::Outgoing)
-            .then(|| touching.iter().filter(|&&id| g.relation(id).to == at))
-            .into_iter()
-            .flatten()
-            .map(|&id| (id, g.relation(id).from));
-        for (id, next) in outgoing.chain(incoming) {
-            if next != at && follows(g.relation(id)) && !reached.contains_key(&next) {
+        for (id, next) in steps.from(at) {
+            if !reached.contains_key(&next) {
                 reached.insert(next, Some((at, id)));
                 queue.push_back(next);
             }
@@ -252,6 +234,157 @@ pub fn find_shortest_path(t: Ctx<'_>, a: &Value) -> Result<String, String> {
         length: relations.len(),
         path,
         relations,
+    }))
+}
+
+/// The steps a walk may take from a name: relations of some types (all when none are
+/// given; case-insensitive), outgoing first then incoming (or one way only), each in
+/// creation order, loops left out.
+struct Steps<'g> {
+    g: &'g Graph,
+    way: Way,
+    types: Vec<String>,
+}
+
+impl<'g> Steps<'g> {
+    fn new(g: &'g Graph, way: Way, types: &[&str]) -> Steps<'g> {
+        let types = types.iter().map(|r| r.to_lowercase()).collect();
+        Steps { g, way, types }
+    }
+
+    /// The relations a walk at `at` may follow, and the names they lead to.
+    fn from(&self, at: Sym) -> Vec<(RelationId, Sym)> {
+        let g = self.g;
+        let touching = g.relations_touching(core::iter::once(at));
+        let follows = |id: &RelationId| {
+            let r = g.relation(*id);
+            r.from != r.to
+                && (self.types.is_empty()
+                    || self.types.contains(&g.text(r.relation_type).to_lowercase()))
+        };
+        let outgoing = (self.way != Way::Incoming)
+            .then(|| touching.iter().filter(|&&id| g.relation(id).from == at))
+            .into_iter()
+            .flatten()
+            .map(|&id| (id, g.relation(id).to));
+        let incoming = (self.way != Way::Outgoing)
+            .then(|| touching.iter().filter(|&&id| g.relation(id).to == at))
+            .into_iter()
+            .flatten()
+            .map(|&id| (id, g.relation(id).from));
+        outgoing
+            .chain(incoming)
+            .filter(|(id, _)| follows(id))
+            .collect()
+    }
+}
+
+/// Most paths `find_all_paths` lists, and most names it steps into, before it stops (its
+/// answer then says `truncated`), as the seed bounds it.
+const MAX_PATHS: usize = 1000;
+const MAX_EXPANSIONS: usize = 100_000;
+
+/// `find_all_paths` in the TypeScript seed's shape: every simple path from `source` to
+/// `target` of at most `maxDepth` relations, depth first (the steps in [`Steps`] order),
+/// each with the relations along it.
+pub fn find_all_paths(t: Ctx<'_>, a: &Value) -> Result<String, String> {
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Args<'a> {
+        source: &'a str,
+        target: &'a str,
+        #[serde(default = "five")]
+        max_depth: usize,
+        #[serde(default)]
+        direction: Way,
+        #[serde(borrow, default)]
+        relation_types: Vec<&'a str>,
+    }
+    fn five() -> usize {
+        5
+    }
+    #[derive(Serialize)]
+    struct Path<'a> {
+        path: Vec<&'a str>,
+        length: usize,
+        relations: Vec<RelationJson<'a>>,
+    }
+    #[derive(Serialize)]
+    struct Paths<'a> {
+        paths: Vec<Path<'a>>,
+        count: usize,
+        truncated: bool,
+    }
+    /// A depth-first walk's state.
+    struct Walk<'g> {
+        g: &'g Graph,
+        steps: Steps<'g>,
+        target: Sym,
+        max_depth: usize,
+        on_path: Vec<Sym>,
+        relations: Vec<RelationId>,
+        found: Vec<Path<'g>>,
+        expansions: usize,
+        truncated: bool,
+    }
+    impl<'g> Walk<'g> {
+        fn walk(&mut self, at: Sym) {
+            if self.found.len() >= MAX_PATHS || self.expansions >= MAX_EXPANSIONS {
+                self.truncated = true;
+                return;
+            }
+            self.expansions += 1;
+            for (id, next) in self.steps.from(at) {
+                if self.on_path.contains(&next) {
+                    continue;
+                }
+                self.on_path.push(next);
+                self.relations.push(id);
+                if next == self.target {
+                    let g = self.g;
+                    self.found.push(Path {
+                        path: self.on_path.iter().map(|&n| g.text(n)).collect(),
+                        length: self.relations.len(),
+                        relations: self
+                            .relations
+                            .iter()
+                            .map(|&r| RelationJson::of(g, g.relation(r), false))
+                            .collect(),
+                    });
+                } else if self.relations.len() < self.max_depth {
+                    self.walk(next);
+                }
+                self.on_path.pop();
+                self.relations.pop();
+            }
+        }
+    }
+    let args = parse::<Args>(a)?;
+    let g = t.graph;
+    let (Some(s), Some(target)) = (g.first_named(args.source), g.first_named(args.target)) else {
+        return Ok(answer(&Paths {
+            paths: Vec::new(),
+            count: 0,
+            truncated: false,
+        }));
+    };
+    let (s, target) = (g.entity(s).name, g.entity(target).name);
+    let mut walk = Walk {
+        g,
+        steps: Steps::new(g, args.direction, &args.relation_types),
+        target,
+        max_depth: args.max_depth,
+        on_path: alloc::vec![s],
+        relations: Vec::new(),
+        found: Vec::new(),
+        expansions: 0,
+        truncated: false,
+    };
+    walk.walk(s);
+    Ok(answer(&Paths {
+        count: walk.found.len(),
+        truncated: walk.truncated,
+        paths: walk.found,
     }))
 }
 

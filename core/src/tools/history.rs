@@ -270,6 +270,11 @@ fn op_view(op: &Op<'_>, entity: Option<&str>) -> Option<Value> {
             "savedSearches",
             kept(list, |_| entity.is_none(), |q| json!(q))?,
         ),
+        Op::PutArchived(list) => (
+            "archived",
+            kept(list, |a| is(a.entity.name), |a| json!(a.entity.name))?,
+        ),
+        Op::RemoveArchived(names) => ("restored", kept(names, |n| is(n), |n| json!(n))?),
         Op::RemoveTagAliases(names) | Op::RemoveSavedSearches(names) => {
             ("names", kept(names, |_| entity.is_none(), |n| json!(n))?)
         }

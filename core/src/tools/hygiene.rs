@@ -334,12 +334,26 @@ const MAX_PAIRS: usize = 2_000_000;
 /// `threshold` (default 0.8): each group is an entity and those alike to it not already
 /// grouped, in the memory's order.
 pub fn find_duplicates(t: Ctx<'_>, a: &Value) -> Result<String, String> {
+    let g = t.graph;
+    let groups: Vec<Vec<&str>> = duplicate_groups(g, threshold(a)?)?
+        .iter()
+        .map(|group| group.iter().map(|&id| g.text(g.entity(id).name)).collect())
+        .collect();
+    Ok(answer_list("groups", &groups))
+}
+
+/// The `threshold` argument (default 0.8).
+pub(crate) fn threshold(a: &Value) -> Result<f64, String> {
     #[derive(Deserialize)]
     struct Args {
         threshold: Option<f64>,
     }
-    let threshold = parse::<Args>(a)?.threshold.unwrap_or(0.8);
-    let g = t.graph;
+    Ok(parse::<Args>(a)?.threshold.unwrap_or(0.8))
+}
+
+/// Groups of entities of one type alike by at least `threshold`, each everything free
+/// that is alike to its first member, in entity order.
+pub(crate) fn duplicate_groups(g: &Graph, threshold: f64) -> Result<Vec<Vec<EntityId>>, String> {
     let mut by_type: HashMap<String, Vec<EntityId>> = HashMap::default();
     let mut types: Vec<String> = Vec::new();
     for (id, e) in g.entities() {
@@ -352,7 +366,7 @@ pub fn find_duplicates(t: Ctx<'_>, a: &Value) -> Result<String, String> {
             })
             .push(id);
     }
-    let mut groups: Vec<Vec<&str>> = Vec::new();
+    let mut groups: Vec<Vec<EntityId>> = Vec::new();
     for kind in &types {
         let group: Vec<Alike> = by_type[kind].iter().map(|&id| Alike::of(g, id)).collect();
         let mut alike: HashMap<usize, Vec<usize>> = HashMap::default();
@@ -376,15 +390,15 @@ pub fn find_duplicates(t: Ctx<'_>, a: &Value) -> Result<String, String> {
                 continue;
             }
             taken[i] = true;
-            let mut members = alloc::vec![g.text(g.entity(group[i].id).name)];
+            let mut members = alloc::vec![group[i].id];
             for j in free {
                 taken[j] = true;
-                members.push(g.text(g.entity(group[j].id).name));
+                members.push(group[j].id);
             }
             groups.push(members);
         }
     }
-    Ok(answer_list("groups", &groups))
+    Ok(groups)
 }
 
 /// The least whole number at least `x` (`x` ≥ 0; a hair over a whole number counts as it).

@@ -8,7 +8,9 @@
 
 pub mod algorithms;
 pub mod analytics;
+pub mod archive;
 pub mod args;
+pub mod compression;
 pub mod date_search;
 pub mod filter;
 pub mod graph_tools;
@@ -47,7 +49,7 @@ use validate::{Issue, Problem};
 const CATALOG_JSON: &str = include_str!("catalog.json");
 
 /// The tools mcp-memory adds, after the nine: `{"tools": [...]}` each, in listing order.
-const EXTENDED_JSON: [&str; 11] = [
+const EXTENDED_JSON: [&str; 13] = [
     include_str!("extended/writes.json"),
     include_str!("extended/graph.json"),
     include_str!("extended/search.json"),
@@ -59,7 +61,13 @@ const EXTENDED_JSON: [&str; 11] = [
     include_str!("extended/hierarchy.json"),
     include_str!("extended/analytics.json"),
     include_str!("extended/hygiene.json"),
+    include_str!("extended/compression.json"),
+    include_str!("extended/archive.json"),
 ];
+
+/// The definitions listed for a name whose two shapes a memory both answers
+/// ([`Shape`]): `{"tools": [...]}`.
+const EITHER_JSON: &str = include_str!("extended/either.json");
 
 /// Optional arguments (and result fields) added to read_graph, search_nodes and open_nodes.
 const READS_JSON: &str = include_str!("extended/reads.json");
@@ -144,33 +152,62 @@ impl Run {
 /// A planned forgetting: the change, and the names whose bytes must leave the log.
 pub type Forgetting = (Plan, Vec<String>);
 
-/// A tool: its name, as in the catalog, and how it runs.
+/// Whose argument and result shapes a tool has, where two seeds give one name different
+/// ones (`merge_entities`, `find_all_paths`, `export_graph`): each profile lists its seed's,
+/// and a memory listing both answers a call in the shape its arguments fit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// This server's (for the Rust seed's names, the Rust seed's).
+    Ours,
+    /// The TypeScript seed's ("Memory MCP").
+    MemoryMcp,
+}
+
+/// A tool: its name, as in the catalog, how it runs, and whose shapes it has.
 pub struct ToolDef {
     /// The tool's name.
     pub name: &'static str,
     /// How it runs.
     pub run: Run,
+    /// Whose shapes it has.
+    pub shape: Shape,
+}
+
+impl ToolDef {
+    /// The same tool in the TypeScript seed's shapes.
+    const fn memory_mcp(self) -> ToolDef {
+        ToolDef {
+            shape: Shape::MemoryMcp,
+            ..self
+        }
+    }
+
+    /// Whether another tool of the same name has the TypeScript seed's shapes.
+    pub fn has_twin(&self) -> bool {
+        TOOLS
+            .iter()
+            .any(|t| t.name == self.name && t.shape != self.shape)
+    }
+}
+
+const fn tool(name: &'static str, run: Run) -> ToolDef {
+    ToolDef {
+        name,
+        run,
+        shape: Shape::Ours,
+    }
 }
 
 const fn read(name: &'static str, f: fn(Ctx<'_>, &Value) -> Result<String, String>) -> ToolDef {
-    ToolDef {
-        name,
-        run: Run::Read(f),
-    }
+    tool(name, Run::Read(f))
 }
 
 const fn graph(name: &'static str, f: fn(Ctx<'_>, &Value) -> Result<Answer, String>) -> ToolDef {
-    ToolDef {
-        name,
-        run: Run::Graph(f),
-    }
+    tool(name, Run::Graph(f))
 }
 
 const fn write(name: &'static str, f: fn(Ctx<'_>, &Value) -> Result<Plan, String>) -> ToolDef {
-    ToolDef {
-        name,
-        run: Run::Write(f),
-    }
+    tool(name, Run::Write(f))
 }
 
 /// Every tool, in the catalog's order (a test holds the two together).
@@ -186,10 +223,7 @@ pub const TOOLS: &[ToolDef] = &[
     graph("open_nodes", query::open_nodes),
     write("upsert_entities", writes::upsert_entities),
     write("merge_entities", writes::merge_entities),
-    ToolDef {
-        name: "compact",
-        run: Run::Compact,
-    },
+    tool("compact", Run::Compact),
     read("get_entity", graph_tools::get_entity),
     read("batch_get_entities", graph_tools::batch_get_entities),
     read("entity_exists", graph_tools::entity_exists),
@@ -209,18 +243,9 @@ pub const TOOLS: &[ToolDef] = &[
     write("end_relations", meta::end_relations),
     write("add_reflection", meta::add_reflection),
     read("search_reflections", meta::search_reflections),
-    ToolDef {
-        name: "forget",
-        run: Run::Forget(meta::forget),
-    },
-    ToolDef {
-        name: "history",
-        run: Run::History,
-    },
-    ToolDef {
-        name: "undo",
-        run: Run::Undo,
-    },
+    tool("forget", Run::Forget(meta::forget)),
+    tool("history", Run::History),
+    tool("undo", Run::Undo),
     write("save_search", saved_searches::save_search),
     write("execute_saved_search", saved_searches::execute_saved_search),
     read("list_saved_searches", saved_searches::list_saved_searches),
@@ -259,6 +284,12 @@ pub const TOOLS: &[ToolDef] = &[
     read("search_by_date_range", date_search::search_by_date_range),
     read("validate_graph", hygiene::validate_graph),
     read("find_duplicates", hygiene::find_duplicates),
+    write("merge_entities", compression::merge_entities).memory_mcp(),
+    write("compress_graph", compression::compress_graph),
+    read("find_all_paths", analytics::find_all_paths).memory_mcp(),
+    write("archive_entities", archive::archive_entities),
+    read("list_archived", archive::list_archived),
+    write("restore_archived", archive::restore_archived),
 ];
 
 /// Adds `extended/reads.json`'s properties to the bounded read tools: their arguments, their
@@ -386,13 +417,28 @@ impl Catalog {
                 _ => Vec::new(),
             }
         } else {
-            let on = selection.listed.iter();
-            tools
-                .into_iter()
-                .zip(on)
-                .filter(|(_, on)| **on)
-                .map(|(t, _)| t)
-                .collect()
+            let mut either: Value =
+                serde_json::from_str(EITHER_JSON).expect("extended/either.json is valid");
+            let mut listed: Vec<Value> = Vec::new();
+            for ((t, def), &on) in TOOLS.iter().zip(tools).zip(&selection.listed) {
+                if !on || listed.iter().any(|l| l["name"] == t.name) {
+                    continue;
+                }
+                let both = TOOLS
+                    .iter()
+                    .zip(&selection.listed)
+                    .filter(|(o, on)| **on && o.name == t.name)
+                    .count()
+                    > 1;
+                let joint = either["tools"]
+                    .as_array_mut()
+                    .and_then(|defs| defs.iter_mut().find(|d| d["name"] == t.name));
+                match joint {
+                    Some(joint) if both => listed.push(joint.take()),
+                    _ => listed.push(def),
+                }
+            }
+            listed
         };
         Catalog {
             list_result: format!(r#"{{"tools":{}}}"#, json::compact(&listed)),
@@ -409,13 +455,34 @@ impl Catalog {
 
     /// Whether calling the tool `name` may change the memory (an unknown tool does not).
     pub fn mutates(&self, name: &str) -> bool {
-        self.tool(name).is_some_and(|(tool, _)| tool.run.mutates())
+        self.selected(name).any(|(tool, _)| tool.run.mutates())
     }
 
-    /// The tool called `name` and its input schema (limits included), if it is selected.
-    fn tool(&self, name: &str) -> Option<(&'static ToolDef, &Value)> {
-        let at = TOOLS.iter().position(|t| t.name == name)?;
-        Some((&TOOLS[at], self.input_schemas.get(at)?.as_ref()?))
+    /// The selected tools called `name` (two where both its shapes are) and their input
+    /// schemas (limits included).
+    fn selected<'s>(
+        &'s self,
+        name: &'s str,
+    ) -> impl Iterator<Item = (&'static ToolDef, &'s Value)> {
+        TOOLS
+            .iter()
+            .zip(&self.input_schemas)
+            .filter(move |(t, _)| t.name == name)
+            .filter_map(|(t, schema)| Some((t, schema.as_ref()?)))
+    }
+
+    /// The selected tool called `name` that `arguments` fit best (the first with the fewest
+    /// issues against its schema), and those issues.
+    fn fitting(&self, name: &str, arguments: &Value) -> Option<(&'static ToolDef, Vec<Issue>)> {
+        let mut best: Option<(&'static ToolDef, Vec<Issue>)> = None;
+        for (tool, schema) in self.selected(name) {
+            let mut issues = Vec::new();
+            validate::check(schema, Some(arguments), &mut Vec::new(), &mut issues);
+            if best.as_ref().is_none_or(|(_, b)| issues.len() < b.len()) {
+                best = Some((tool, issues));
+            }
+        }
+        best
     }
 }
 
@@ -460,11 +527,9 @@ pub fn run_past(catalog: &Catalog, ctx: Ctx<'_>, name: &str, arguments: &Value) 
 
 fn run_on(catalog: &Catalog, ctx: Ctx<'_>, name: &str, arguments: &Value, past: bool) -> Outcome {
     let failure = |message: &str| Outcome::Done(output::failure(message));
-    let Some((tool, schema)) = catalog.tool(name) else {
+    let Some((tool, issues)) = catalog.fitting(name, arguments) else {
         return failure(&format!("MCP error -32602: Tool {name} not found"));
     };
-    let mut issues = Vec::new();
-    validate::check(schema, Some(arguments), &mut Vec::new(), &mut issues);
     if let Some(message) = refusal(name, &issues) {
         return failure(&message);
     }

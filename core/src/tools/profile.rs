@@ -8,7 +8,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::TOOLS;
+use super::{Shape, TOOLS, ToolDef};
 
 /// A named set of tools.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,7 +76,7 @@ const RUST_MORE: [&str; 17] = [
 
 /// What the TypeScript seed lists besides the nine, of the tools this server has in its
 /// shapes.
-const MEMORY_MCP_MORE: [&str; 32] = [
+const MEMORY_MCP_MORE: [&str; 38] = [
     "save_search",
     "execute_saved_search",
     "list_saved_searches",
@@ -109,6 +109,12 @@ const MEMORY_MCP_MORE: [&str; 32] = [
     "search_by_date_range",
     "validate_graph",
     "find_duplicates",
+    "merge_entities",
+    "compress_graph",
+    "find_all_paths",
+    "archive_entities",
+    "list_archived",
+    "restore_archived",
 ];
 
 /// What the Python seed lists besides the nine but `read_graph` (it has none), of the
@@ -131,8 +137,23 @@ impl Profile {
             })
     }
 
-    /// Whether the profile has the tool `name`.
-    fn has(self, name: &str) -> bool {
+    /// Whether the profile lists `tool`: its name, in the profile's shape.
+    fn has(self, tool: &ToolDef) -> bool {
+        self.names(tool.name) && self.takes(tool)
+    }
+
+    /// Whether the profile answers in `tool`'s shape where its name has two: `all` in both,
+    /// `memory-mcp` in the TypeScript seed's, the others in ours.
+    fn takes(self, tool: &ToolDef) -> bool {
+        match self {
+            Profile::All => true,
+            Profile::MemoryMcp => tool.shape == Shape::MemoryMcp || !tool.has_twin(),
+            _ => tool.shape == Shape::Ours,
+        }
+    }
+
+    /// Whether the profile has a tool called `name`.
+    fn names(self, name: &str) -> bool {
         let listed = |list: &[&str]| list.contains(&name);
         match self {
             Profile::Reference => listed(&NINE),
@@ -160,18 +181,20 @@ impl Selection {
     /// an unknown profile or tool.
     pub fn new(profile: &str, tools: &str) -> Result<Selection, String> {
         let profile = Profile::parse(profile)?;
-        let mut listed: Vec<bool> = TOOLS.iter().map(|t| profile.has(t.name)).collect();
+        let mut listed: Vec<bool> = TOOLS.iter().map(|t| profile.has(t)).collect();
         for word in tools.split(',').map(str::trim).filter(|w| !w.is_empty()) {
             let (keep, name) = match word.strip_prefix('-') {
                 Some(name) => (false, name),
                 None => (true, word.strip_prefix('+').unwrap_or(word)),
             };
-            let Some(at) = TOOLS.iter().position(|t| t.name == name) else {
+            if !TOOLS.iter().any(|t| t.name == name) {
                 return Err(format!(
                     "tools: unknown tool '{name}' (a tool name after + or -, as tools/list with profile all names them)"
                 ));
-            };
-            listed[at] = keep;
+            }
+            for (on, t) in listed.iter_mut().zip(TOOLS).filter(|(_, t)| t.name == name) {
+                *on = keep && profile.takes(t);
+            }
         }
         Ok(Selection { profile, listed })
     }
