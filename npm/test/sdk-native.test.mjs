@@ -297,12 +297,25 @@ const CASES = {
   search_by_date_range: { args: { startDate: '2000-01-01' }, check: (r) => assert.ok(r.total >= 3 && r.entities.length === r.total, JSON.stringify(r)) },
   validate_graph: { args: {}, check: (r) => assert.equal(typeof r.isValid, 'boolean') },
   find_duplicates: { args: {}, check: (r) => assert.ok(Array.isArray(r.groups), JSON.stringify(r)) },
+  // Its search family.
+  search_nodes_ranked: { args: { query: 'Acme' }, check: (r) => assert.ok(r.results.some((h) => h.entity.name === 'Acme'), JSON.stringify(r)) },
+  boolean_search: { args: { query: 'acme OR alice' }, check: (r) => assert.ok(r.entities.some((e) => e.name === 'Alice'), JSON.stringify(r)) },
+  fuzzy_search: { args: { query: 'Alise' }, check: (r) => assert.ok(r.entities.some((e) => e.name === 'Alice'), JSON.stringify(r)) },
+  get_search_suggestions: { args: { query: 'Alic' }, check: (r) => assert.ok(r.suggestions.includes('Alice'), JSON.stringify(r)) },
+  semantic_search: { args: { query: 'a person', limit: 3 }, check: (r) => assert.ok(r.count <= 3 && r.results.length === r.count, JSON.stringify(r)) },
+  find_similar_entities: { args: { entityName: 'Alice', limit: 2 }, check: (r) => assert.ok(r.similarEntities.every((x) => x.entity.name !== 'Alice'), JSON.stringify(r)) },
+  index_embeddings: { args: {}, check: (r) => assert.ok(r.totalEntities >= 3 && r.stats.dimensions > 0, JSON.stringify(r)) },
+  hybrid_search: { args: { query: 'Acme' }, check: (r) => assert.equal(r.resultCount, r.results.length) },
+  search_auto: { args: { query: 'Acme' }, check: (r) => assert.equal(r.estimates.length, 5) },
+  analyze_query: { args: { query: 'Who works at Acme?' }, check: (r) => assert.equal(r.analysis.questionType, 'factual') },
+  smart_search: { args: { query: 'Acme' }, check: (r) => assert.ok(r.reflection.iterations >= 1, JSON.stringify(r)) },
+  normalize_observations: { args: {}, check: (r) => assert.equal(r.persisted, false) },
 };
 
 /** The id of history's setup change, as history lists it (undo's case undoes it). */
 let patchOfAcme;
 
-const TOOL_COUNT = 66;
+const TOOL_COUNT = 78;
 
 /**
  * Lists the tools (all 66, each with a case), builds SETUP, then calls every listed tool

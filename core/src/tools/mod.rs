@@ -18,12 +18,16 @@ pub mod hygiene;
 pub mod limits;
 pub mod memory_mcp;
 pub mod meta;
+pub mod normalize;
 pub mod output;
 pub mod plan;
 pub mod profile;
 pub mod query;
+pub mod query_ts;
 pub mod saved_searches;
 pub mod search_tools;
+pub mod search_ts;
+pub mod semantic_ts;
 pub mod tag_aliases;
 pub mod tag_tools;
 pub mod validate;
@@ -47,7 +51,7 @@ use validate::{Issue, Problem};
 const CATALOG_JSON: &str = include_str!("catalog.json");
 
 /// The tools mcp-memory adds, after the nine: `{"tools": [...]}` each, in listing order.
-const EXTENDED_JSON: [&str; 11] = [
+const EXTENDED_JSON: [&str; 12] = [
     include_str!("extended/writes.json"),
     include_str!("extended/graph.json"),
     include_str!("extended/search.json"),
@@ -59,6 +63,7 @@ const EXTENDED_JSON: [&str; 11] = [
     include_str!("extended/hierarchy.json"),
     include_str!("extended/analytics.json"),
     include_str!("extended/hygiene.json"),
+    include_str!("extended/search_ts.json"),
 ];
 
 /// Optional arguments (and result fields) added to read_graph, search_nodes and open_nodes.
@@ -259,6 +264,18 @@ pub const TOOLS: &[ToolDef] = &[
     read("search_by_date_range", date_search::search_by_date_range),
     read("validate_graph", hygiene::validate_graph),
     read("find_duplicates", hygiene::find_duplicates),
+    read("search_nodes_ranked", search_ts::search_nodes_ranked),
+    read("boolean_search", search_ts::boolean_search),
+    read("fuzzy_search", search_ts::fuzzy_search),
+    read("get_search_suggestions", search_ts::get_search_suggestions),
+    read("semantic_search", semantic_ts::semantic_search),
+    read("find_similar_entities", semantic_ts::find_similar_entities),
+    read("index_embeddings", semantic_ts::index_embeddings),
+    read("hybrid_search", semantic_ts::hybrid_search),
+    read("search_auto", query_ts::search_auto),
+    read("analyze_query", query_ts::analyze_query),
+    read("smart_search", query_ts::smart_search),
+    write("normalize_observations", normalize::normalize_observations),
 ];
 
 /// Adds `extended/reads.json`'s properties to the bounded read tools: their arguments, their

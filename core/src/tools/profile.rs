@@ -76,7 +76,7 @@ const RUST_MORE: [&str; 17] = [
 
 /// What the TypeScript seed lists besides the nine, of the tools this server has in its
 /// shapes.
-const MEMORY_MCP_MORE: [&str; 32] = [
+const MEMORY_MCP_MORE: [&str; 44] = [
     "save_search",
     "execute_saved_search",
     "list_saved_searches",
@@ -109,6 +109,18 @@ const MEMORY_MCP_MORE: [&str; 32] = [
     "search_by_date_range",
     "validate_graph",
     "find_duplicates",
+    "search_nodes_ranked",
+    "boolean_search",
+    "fuzzy_search",
+    "get_search_suggestions",
+    "semantic_search",
+    "find_similar_entities",
+    "index_embeddings",
+    "hybrid_search",
+    "search_auto",
+    "analyze_query",
+    "smart_search",
+    "normalize_observations",
 ];
 
 /// What the Python seed lists besides the nine but `read_graph` (it has none), of the
