@@ -209,4 +209,46 @@ fn timings(layout: &str, ends: impl Fn(usize, usize) -> (usize, usize)) {
             black_box(m.handle(&tool_line(tool, args.clone())));
         });
     }
+    // The TypeScript seed's search family (issue J), with the embedding table loaded.
+    let table = mcp_memory_core::embed::Table::parse(common::embedding_table_bytes().to_vec())
+        .expect("the committed table parses");
+    m.memory_mut().set_embedding_table(table);
+    let search: [(&str, Value); 15] = [
+        ("search_nodes_ranked", json!({"query": "city 42"})),
+        (
+            "search_nodes_ranked",
+            json!({"query": "observation", "limit": 200}),
+        ),
+        (
+            "boolean_search",
+            json!({"query": "city AND (note OR one) AND NOT type:type3"}),
+        ),
+        ("fuzzy_search", json!({"query": "citty"})),
+        (
+            "fuzzy_search",
+            json!({"query": "observaton one", "threshold": 0.8}),
+        ),
+        ("get_search_suggestions", json!({"query": "entity-12"})),
+        ("index_embeddings", json!({})),
+        ("semantic_search", json!({"query": "where does it live"})),
+        ("find_similar_entities", json!({"entityName": name(7)})),
+        ("hybrid_search", json!({"query": "lives in city 42"})),
+        (
+            "hybrid_search",
+            json!({"query": "city 42", "filters": {"entityTypes": ["type3"]}}),
+        ),
+        ("search_auto", json!({"query": "entity-42 lives"})),
+        (
+            "analyze_query",
+            json!({"query": "Who lives in Paris and works at Acme Inc.?", "includePlan": true}),
+        ),
+        ("smart_search", json!({"query": "who lives in city 42"})),
+        ("normalize_observations", json!({})),
+    ];
+    for (tool, args) in search {
+        let label = format!("{tool} {} (Server::handle)", args);
+        report(&label, 5, &mut |_| {
+            black_box(m.handle(&tool_line(tool, args.clone())));
+        });
+    }
 }

@@ -302,12 +302,25 @@ const CASES = {
   archive_entities: { args: { importanceLessThan: 8 }, check: (r) => assert.deepEqual(r.entityNames, ['Bob']) },
   list_archived: { args: {}, check: (r) => assert.deepEqual(r.archived.map((x) => x.name), ['Bob']) },
   restore_archived: { args: { entityNames: ['Bob'] }, check: (r) => assert.equal(r.restored, 1) },
+  // Its search family.
+  search_nodes_ranked: { args: { query: 'Acme' }, check: (r) => assert.ok(r.results.some((h) => h.entity.name === 'Acme'), JSON.stringify(r)) },
+  boolean_search: { args: { query: 'acme OR alice' }, check: (r) => assert.ok(r.entities.some((e) => e.name === 'Alice'), JSON.stringify(r)) },
+  fuzzy_search: { args: { query: 'Alise' }, check: (r) => assert.ok(r.entities.some((e) => e.name === 'Alice'), JSON.stringify(r)) },
+  get_search_suggestions: { args: { query: 'Alic' }, check: (r) => assert.ok(r.suggestions.includes('Alice'), JSON.stringify(r)) },
+  semantic_search: { args: { query: 'a person', limit: 3 }, check: (r) => assert.ok(r.count <= 3 && r.results.length === r.count, JSON.stringify(r)) },
+  find_similar_entities: { args: { entityName: 'Alice', limit: 2 }, check: (r) => assert.ok(r.similarEntities.every((x) => x.entity.name !== 'Alice'), JSON.stringify(r)) },
+  index_embeddings: { args: {}, check: (r) => assert.ok(r.totalEntities >= 3 && r.stats.dimensions > 0, JSON.stringify(r)) },
+  hybrid_search: { args: { query: 'Acme' }, check: (r) => assert.equal(r.resultCount, r.results.length) },
+  search_auto: { args: { query: 'Acme' }, check: (r) => assert.equal(r.estimates.length, 5) },
+  analyze_query: { args: { query: 'Who works at Acme?' }, check: (r) => assert.equal(r.analysis.questionType, 'factual') },
+  smart_search: { args: { query: 'Acme' }, check: (r) => assert.ok(r.reflection.iterations >= 1, JSON.stringify(r)) },
+  normalize_observations: { args: {}, check: (r) => assert.equal(r.persisted, false) },
 };
 
 /** The id of history's setup change, as history lists it (undo's case undoes it). */
 let patchOfAcme;
 
-const TOOL_COUNT = 70;
+const TOOL_COUNT = 82;
 
 /**
  * Lists the tools (all 70, each with a case), builds SETUP, then calls every listed tool

@@ -103,6 +103,25 @@ impl VectorIndex {
         (scale > 0.0).then_some(Query { codes, scale })
     }
 
+    /// Slot `slot`'s vector as a query (to find its neighbours), if it has one.
+    pub fn query_of(&self, slot: u32) -> Option<Query> {
+        let scale = *self.scales.get(slot as usize).filter(|&&s| s > 0.0)?;
+        Some(Query {
+            codes: self.codes(slot as usize).to_vec(),
+            scale,
+        })
+    }
+
+    /// How many slots have a vector.
+    pub fn count(&self) -> usize {
+        self.scales.iter().filter(|&&s| s > 0.0).count()
+    }
+
+    /// The dimensions of a vector.
+    pub fn dimensions(&self) -> usize {
+        self.dims()
+    }
+
     /// The cosine of `q` and slot `slot`'s vector, if it has one.
     pub fn cosine(&self, q: &Query, slot: u32) -> Option<f32> {
         let slot = slot as usize;

@@ -7,19 +7,15 @@
 
 use alloc::string::String;
 use alloc::vec::Vec;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::filter::Filter;
 use super::history::time_arg;
-use super::memory_mcp::{EntityJson, RelationJson, answer};
+use super::search_ts::found_where;
 use super::{Ctx, parse};
 use crate::graph::EntityId;
-use crate::hash::HashSet;
 use crate::model::Millis;
-
-/// Most entities one answer holds, as the seed caps it.
-const CAP: usize = 50;
 
 /// `search_by_date_range`: entities whose creation time (else last change; none known:
 /// any) is within `startDate`..=`endDate`.
@@ -30,13 +26,6 @@ pub fn search_by_date_range(t: Ctx<'_>, a: &Value) -> Result<String, String> {
         entity_type: Option<&'a str>,
         #[serde(borrow, default)]
         tags: Vec<&'a str>,
-    }
-    #[derive(Serialize)]
-    struct Found<'a> {
-        entities: Vec<EntityJson<'a>>,
-        relations: Vec<RelationJson<'a>>,
-        /// How many entities matched, of which at most 50 are here.
-        total: usize,
     }
     let args = parse::<Args>(a)?;
     let start = time_arg(a, "startDate")?.unwrap_or(0);
@@ -52,24 +41,5 @@ pub fn search_by_date_range(t: Ctx<'_>, a: &Value) -> Result<String, String> {
         })
         .map(|(id, _)| id)
         .collect();
-    let shown = &matching[..matching.len().min(CAP)];
-    let names: HashSet<_> = shown.iter().map(|&id| g.entity(id).name).collect();
-    let mut relations = Vec::new();
-    for &id in shown {
-        let name = g.entity(id).name;
-        for r in g.relations_touching([name]) {
-            let r = g.relation(r);
-            if r.from == name && names.contains(&r.to) && within(r.created) {
-                relations.push(RelationJson::of(g, r, false));
-            }
-        }
-    }
-    Ok(answer(&Found {
-        entities: shown
-            .iter()
-            .map(|&id| EntityJson::of(g, g.entity(id), false))
-            .collect(),
-        relations,
-        total: matching.len(),
-    }))
+    Ok(found_where(g, &matching, |r| within(r.created)))
 }

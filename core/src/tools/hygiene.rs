@@ -237,19 +237,7 @@ impl Alike {
 
 /// Edit distance (insert, delete, substitute: 1 each).
 fn levenshtein(a: &[char], b: &[char]) -> usize {
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (above + 1)
-                .min(row[j] + 1)
-                .min(diagonal + usize::from(ca != cb));
-            diagonal = above;
-        }
-    }
-    row[b.len()]
+    super::search_ts::levenshtein(a, b, &mut Vec::new())
 }
 
 /// |a ∩ b| / |a ∪ b| of two sorted, deduplicated lists (0 when both are empty).

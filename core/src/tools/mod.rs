@@ -20,12 +20,16 @@ pub mod hygiene;
 pub mod limits;
 pub mod memory_mcp;
 pub mod meta;
+pub mod normalize;
 pub mod output;
 pub mod plan;
 pub mod profile;
 pub mod query;
+pub mod query_ts;
 pub mod saved_searches;
 pub mod search_tools;
+pub mod search_ts;
+pub mod semantic_ts;
 pub mod tag_aliases;
 pub mod tag_tools;
 pub mod validate;
@@ -49,7 +53,7 @@ use validate::{Issue, Problem};
 const CATALOG_JSON: &str = include_str!("catalog.json");
 
 /// The tools mcp-memory adds, after the nine: `{"tools": [...]}` each, in listing order.
-const EXTENDED_JSON: [&str; 13] = [
+const EXTENDED_JSON: [&str; 14] = [
     include_str!("extended/writes.json"),
     include_str!("extended/graph.json"),
     include_str!("extended/search.json"),
@@ -63,6 +67,7 @@ const EXTENDED_JSON: [&str; 13] = [
     include_str!("extended/hygiene.json"),
     include_str!("extended/compression.json"),
     include_str!("extended/archive.json"),
+    include_str!("extended/search_ts.json"),
 ];
 
 /// The definitions listed for a name whose two shapes a memory both answers
@@ -290,6 +295,18 @@ pub const TOOLS: &[ToolDef] = &[
     write("archive_entities", archive::archive_entities),
     read("list_archived", archive::list_archived),
     write("restore_archived", archive::restore_archived),
+    read("search_nodes_ranked", search_ts::search_nodes_ranked),
+    read("boolean_search", search_ts::boolean_search),
+    read("fuzzy_search", search_ts::fuzzy_search),
+    read("get_search_suggestions", search_ts::get_search_suggestions),
+    read("semantic_search", semantic_ts::semantic_search),
+    read("find_similar_entities", semantic_ts::find_similar_entities),
+    read("index_embeddings", semantic_ts::index_embeddings),
+    read("hybrid_search", semantic_ts::hybrid_search),
+    read("search_auto", query_ts::search_auto),
+    read("analyze_query", query_ts::analyze_query),
+    read("smart_search", query_ts::smart_search),
+    write("normalize_observations", normalize::normalize_observations),
 ];
 
 /// Adds `extended/reads.json`'s properties to the bounded read tools: their arguments, their

@@ -76,7 +76,7 @@ const RUST_MORE: [&str; 17] = [
 
 /// What the TypeScript seed lists besides the nine, of the tools this server has in its
 /// shapes.
-const MEMORY_MCP_MORE: [&str; 38] = [
+const MEMORY_MCP_MORE: [&str; 50] = [
     "save_search",
     "execute_saved_search",
     "list_saved_searches",
@@ -115,6 +115,18 @@ const MEMORY_MCP_MORE: [&str; 38] = [
     "archive_entities",
     "list_archived",
     "restore_archived",
+    "search_nodes_ranked",
+    "boolean_search",
+    "fuzzy_search",
+    "get_search_suggestions",
+    "semantic_search",
+    "find_similar_entities",
+    "index_embeddings",
+    "hybrid_search",
+    "search_auto",
+    "analyze_query",
+    "smart_search",
+    "normalize_observations",
 ];
 
 /// What the Python seed lists besides the nine but `read_graph` (it has none), of the

@@ -114,7 +114,7 @@ fn rounded(score: f32) -> f64 {
 }
 
 /// How a server gets the embedding table, and what to search with meanwhile.
-const HOW: &str = "the native mcp-memory binary carries it, the npm package reads dist/embeddings.bin beside its engine, and BrowserMemory.open fetches it (its embeddings option); use mode \"lexical\" meanwhile";
+pub(crate) const HOW: &str = "the native mcp-memory binary carries it, the npm package reads dist/embeddings.bin beside its engine, and BrowserMemory.open fetches it (its embeddings option); use mode \"lexical\" meanwhile";
 
 /// Why `search` cannot rank by meaning, for the caller.
 fn no_table(why: &NoTable) -> String {
