@@ -10,11 +10,14 @@ pub mod algorithms;
 pub mod analytics;
 pub mod args;
 pub mod date_search;
+pub mod export;
 pub mod filter;
+pub mod formats;
 pub mod graph_tools;
 pub mod hierarchy;
 pub mod history;
 pub mod hygiene;
+pub mod import;
 pub mod limits;
 pub mod memory_mcp;
 pub mod meta;
@@ -47,7 +50,7 @@ use validate::{Issue, Problem};
 const CATALOG_JSON: &str = include_str!("catalog.json");
 
 /// The tools mcp-memory adds, after the nine: `{"tools": [...]}` each, in listing order.
-const EXTENDED_JSON: [&str; 11] = [
+const EXTENDED_JSON: [&str; 12] = [
     include_str!("extended/writes.json"),
     include_str!("extended/graph.json"),
     include_str!("extended/search.json"),
@@ -59,6 +62,7 @@ const EXTENDED_JSON: [&str; 11] = [
     include_str!("extended/hierarchy.json"),
     include_str!("extended/analytics.json"),
     include_str!("extended/hygiene.json"),
+    include_str!("extended/io.json"),
 ];
 
 /// Optional arguments (and result fields) added to read_graph, search_nodes and open_nodes.
@@ -259,6 +263,7 @@ pub const TOOLS: &[ToolDef] = &[
     read("search_by_date_range", date_search::search_by_date_range),
     read("validate_graph", hygiene::validate_graph),
     read("find_duplicates", hygiene::find_duplicates),
+    write("import_graph", import::import_graph),
 ];
 
 /// Adds `extended/reads.json`'s properties to the bounded read tools: their arguments, their

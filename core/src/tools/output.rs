@@ -283,6 +283,12 @@ struct Failure<'a> {
     is_error: bool,
 }
 
+/// A result of one text item and nothing else.
+#[derive(Serialize)]
+struct Plain<'a> {
+    content: [Text<'a>; 1],
+}
+
 #[derive(Serialize)]
 struct Message<'a> {
     success: bool,
@@ -306,6 +312,13 @@ pub fn success_message(message: &str) -> String {
             message,
         },
     )
+}
+
+/// A success that is only `text` (no structuredContent), as the seed answers raw text.
+pub fn success_text(text: &str) -> String {
+    json::compact(&Plain {
+        content: [Text { kind: "text", text }],
+    })
 }
 
 /// A tool error: `{"content":[{"type":"text","text":message}],"isError":true}`.

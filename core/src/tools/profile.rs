@@ -76,7 +76,7 @@ const RUST_MORE: [&str; 17] = [
 
 /// What the TypeScript seed lists besides the nine, of the tools this server has in its
 /// shapes.
-const MEMORY_MCP_MORE: [&str; 32] = [
+const MEMORY_MCP_MORE: [&str; 33] = [
     "save_search",
     "execute_saved_search",
     "list_saved_searches",
@@ -109,6 +109,7 @@ const MEMORY_MCP_MORE: [&str; 32] = [
     "search_by_date_range",
     "validate_graph",
     "find_duplicates",
+    "import_graph",
 ];
 
 /// What the Python seed lists besides the nine but `read_graph` (it has none), of the
