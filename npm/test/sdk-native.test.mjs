@@ -297,15 +297,23 @@ const CASES = {
   search_by_date_range: { args: { startDate: '2000-01-01' }, check: (r) => assert.ok(r.total >= 3 && r.entities.length === r.total, JSON.stringify(r)) },
   validate_graph: { args: {}, check: (r) => assert.equal(typeof r.isValid, 'boolean') },
   find_duplicates: { args: {}, check: (r) => assert.ok(Array.isArray(r.groups), JSON.stringify(r)) },
+  // Its import.
+  import_graph: {
+    args: {
+      format: 'csv',
+      data: '# ENTITIES\nname,entityType,observations\nImported,thing,from csv\n\n# RELATIONS\nfrom,to,relationType\nImported,Acme,mentions',
+    },
+    check: (r) => assert.ok(r.entitiesAdded === 1 && r.relationsAdded === 1 && r.errors.length === 0, JSON.stringify(r)),
+  },
 };
 
 /** The id of history's setup change, as history lists it (undo's case undoes it). */
 let patchOfAcme;
 
-const TOOL_COUNT = 66;
+const TOOL_COUNT = 67;
 
 /**
- * Lists the tools (all 66, each with a case), builds SETUP, then calls every listed tool
+ * Lists the tools (all 67, each with a case), builds SETUP, then calls every listed tool
  * with its case's arguments: none may fail, and a tool that declares an outputSchema must
  * return structuredContent (the SDK client validates it against that schema). Then the graph
  * must show every write.
