@@ -212,7 +212,8 @@ fn timings(layout: &str, ends: impl Fn(usize, usize) -> (usize, usize)) {
     // The seed's export_graph in each format (its tool function: the catalog does not list
     // it yet), and import_graph of each export it can read into an empty memory: reading
     // and planning, then logging and applying the one change. The exports pass the seed's
-    // 10 MB, which import_graph refuses, so `import::import` (the same, unbounded) is timed.
+    // 10 MB and 100,000 relations, which import_graph refuses, so `import::import` (the
+    // same, unbounded) is timed.
     use mcp_memory_core::tools::{export, import};
     let exported = |format: &str| -> String {
         let answer = export::export_graph(ctx(&m), &json!({ "format": format })).unwrap();
@@ -239,7 +240,14 @@ fn timings(layout: &str, ends: impl Fn(usize, usize) -> (usize, usize)) {
         for _ in 0..3 {
             let mut e = open(MemLog::new());
             let t = Instant::now();
-            let plan = import::import(ctx(&e), format, &text, import::Strategy::Skip, false);
+            let plan = import::import(
+                ctx(&e),
+                format,
+                &text,
+                import::Strategy::Skip,
+                false,
+                usize::MAX,
+            );
             planned.push(t.elapsed());
             let by = Default::default();
             e.memory_mut().commit(plan.unwrap().change, 0, &by).unwrap();

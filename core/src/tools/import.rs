@@ -245,17 +245,26 @@ pub fn import_graph(t: Ctx<'_>, a: &Value) -> Result<Plan, String> {
             args.data.len()
         ));
     }
-    import(t, args.format, args.data, args.merge_strategy, args.dry_run)
+    let (format, data) = (args.format, args.data);
+    import(
+        t,
+        format,
+        data,
+        args.merge_strategy,
+        args.dry_run,
+        MAX_IMPORT_ITEMS,
+    )
 }
 
-/// The import of `data` as `format` (any size: [`import_graph`] checks it), by
-/// `strategy`; a dry run changes nothing.
+/// The import of `data` as `format` (any size: [`import_graph`] checks it) of at most
+/// `max_items` entities and as many relations, by `strategy`; a dry run changes nothing.
 pub fn import(
     t: Ctx<'_>,
     format: &str,
     data: &str,
     strategy: Strategy,
     dry_run: bool,
+    max_items: usize,
 ) -> Result<Plan, String> {
     let read = formats::read(format, data).map_err(|e| {
         let name = match format {
@@ -269,9 +278,9 @@ pub fn import(
         ("entities", read.entities.len()),
         ("relations", read.relations.len()),
     ] {
-        if n > MAX_IMPORT_ITEMS {
+        if n > max_items {
             return Err(format!(
-                "data: {n} {what}, more than the {MAX_IMPORT_ITEMS} an import may hold"
+                "data: {n} {what}, more than the {max_items} an import may hold"
             ));
         }
     }
