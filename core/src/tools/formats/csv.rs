@@ -240,7 +240,7 @@ pub fn read(data: &str) -> Result<Read, String> {
                 let given = |c: usize| (!by_column[c].is_empty()).then_some(by_column[c]);
                 if *kind == Section::Entities {
                     entity_rows += 1;
-                    let at = format!("entity {entity_rows} (line {line})");
+                    let at = || format!("entity {entity_rows} (line {line})");
                     match importance_text(by_column[6]) {
                         Ok(importance) => read.entity(
                             at,
@@ -255,12 +255,12 @@ pub fn read(data: &str) -> Result<Read, String> {
                                 parent: given(7).map(ToString::to_string),
                             },
                         ),
-                        Err(why) => read.errors.push(format!("{at}: {why}")),
+                        Err(why) => read.error(at, why),
                     }
                 } else {
                     relation_rows += 1;
                     read.relation(
-                        format!("relation {relation_rows} (line {line})"),
+                        || format!("relation {relation_rows} (line {line})"),
                         RelationFields {
                             from: by_column[0],
                             to: by_column[1],

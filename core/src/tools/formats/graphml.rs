@@ -213,10 +213,10 @@ pub fn read(data: &str) -> Result<Read, String> {
                         _ => {}
                     }
                 }
-                let at = format!("node {nodes} ({})", place(&doc, element));
+                let at = || format!("node {nodes} ({})", place(&doc, element));
                 match importance {
                     Ok(importance) => read.entity(at, Fields { importance, ..f }),
-                    Err(why) => read.errors.push(format!("{at}: {why}")),
+                    Err(why) => read.error(at, why),
                 }
             }
             "edge" => {
@@ -237,7 +237,7 @@ pub fn read(data: &str) -> Result<Read, String> {
                         .map(|(_, v)| v.as_str())
                 };
                 read.relation(
-                    format!("edge {edges} ({})", place(&doc, element)),
+                    || format!("edge {edges} ({})", place(&doc, element)),
                     RelationFields {
                         from,
                         to,

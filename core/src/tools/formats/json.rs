@@ -35,19 +35,19 @@ pub fn read(data: &str) -> Result<Read, String> {
     let (entities, relations) = (list("entities")?, list("relations")?);
     let mut read = Read::default();
     for (i, item) in entities.iter().enumerate() {
-        let at = format!("entities[{i}]");
+        let at = || format!("entities[{i}]");
         match entity_fields(item) {
             Ok(fields) => read.entity(at, fields),
-            Err(why) => read.errors.push(format!("{at}: {why}")),
+            Err(why) => read.error(at, why),
         }
     }
     for (i, item) in relations.iter().enumerate() {
-        let at = format!("relations[{i}]");
+        let at = || format!("relations[{i}]");
         let Value::Object(obj) = item else {
-            read.errors.push(format!(
-                "{at}: must be an object, found {}",
-                type_name(Some(item))
-            ));
+            read.error(
+                at,
+                format!("must be an object, found {}", type_name(Some(item))),
+            );
             continue;
         };
         let fields = (|| {
@@ -61,7 +61,7 @@ pub fn read(data: &str) -> Result<Read, String> {
         })();
         match fields {
             Ok(fields) => read.relation(at, fields),
-            Err(why) => read.errors.push(format!("{at}: {why}")),
+            Err(why) => read.error(at, why),
         }
     }
     Ok(read)

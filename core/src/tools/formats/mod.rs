@@ -73,20 +73,26 @@ pub struct Read {
 }
 
 impl Read {
-    /// Keeps the entity of these fields, or notes why not (`at` says where it is).
-    fn entity(&mut self, at: impl Display, fields: Fields) {
+    /// Keeps the entity of these fields, or notes why not (`at` says where it is: asked
+    /// only then, since finding a line can take a scan).
+    fn entity<D: Display>(&mut self, at: impl FnOnce() -> D, fields: Fields) {
         match entity(fields) {
             Ok(e) => self.entities.push(e),
-            Err(why) => self.errors.push(format!("{at}: {why}")),
+            Err(why) => self.error(at, why),
         }
     }
 
     /// Keeps the relation of these fields, or notes why not.
-    fn relation(&mut self, at: impl Display, fields: RelationFields<'_>) {
+    fn relation<D: Display>(&mut self, at: impl FnOnce() -> D, fields: RelationFields<'_>) {
         match relation(fields) {
             Ok(r) => self.relations.push(r),
-            Err(why) => self.errors.push(format!("{at}: {why}")),
+            Err(why) => self.error(at, why),
         }
+    }
+
+    /// Notes that the item `at` names is not read, and why.
+    fn error<D: Display>(&mut self, at: impl FnOnce() -> D, why: String) {
+        self.errors.push(format!("{}: {why}", at()));
     }
 }
 
