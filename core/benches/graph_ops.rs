@@ -251,4 +251,57 @@ fn timings(layout: &str, ends: impl Fn(usize, usize) -> (usize, usize)) {
             black_box(m.handle(&tool_line(tool, args.clone())));
         });
     }
+    // The seed's export_graph in each format (its tool function, the answer's text not
+    // parsed), and import_graph of each export it can read into an empty memory: reading
+    // and planning, then logging and applying the one change. The exports pass the seed's
+    // 10 MB and 100,000 relations, which import_graph refuses, so `import::import` (the
+    // same, unbounded) is timed.
+    use mcp_memory_core::tools::{export, import};
+    let exported = |format: &str| -> String {
+        let answer = export::export_graph(ctx(&m), &json!({ "format": format })).unwrap();
+        let answer: Value = serde_json::from_str(&answer).unwrap();
+        answer["content"][0]["text"].as_str().unwrap().to_string()
+    };
+    for format in [
+        "json", "csv", "graphml", "gexf", "dot", "markdown", "mermaid",
+    ] {
+        let args = json!({ "format": format });
+        let label = format!("export_graph {format} (seed's, tool function)");
+        report(&label, 5, &mut |_| {
+            black_box(export::export_graph(ctx(&m), &args).unwrap());
+        });
+        println!("{:<44} {} bytes", "", exported(format).len());
+    }
+    let want = (
+        m.memory().graph().entity_count(),
+        m.memory().graph().relation_count(),
+    );
+    for format in ["json", "csv", "graphml"] {
+        let text = exported(format);
+        let (mut planned, mut done) = (Vec::new(), Vec::new());
+        for _ in 0..3 {
+            let mut e = open(MemLog::new());
+            let t = Instant::now();
+            let plan = import::import(
+                ctx(&e),
+                format,
+                &text,
+                import::Strategy::Skip,
+                false,
+                usize::MAX,
+            );
+            planned.push(t.elapsed());
+            let by = Default::default();
+            e.memory_mut().commit(plan.unwrap().change, 0, &by).unwrap();
+            done.push(t.elapsed());
+            let graph = e.memory().graph();
+            assert_eq!((graph.entity_count(), graph.relation_count()), want);
+        }
+        println!(
+            "{:<44} median {:>10.2?}  (read and plan {:.2?})",
+            format!("import_graph {format} (into an empty memory)"),
+            median(done).0,
+            median(planned).0
+        );
+    }
 }

@@ -470,19 +470,7 @@ impl EntityLine {
             parent: m.and_then(|m| m.parent.as_deref()),
             status: None,
             next_fact: self.observations.len() as u32 + 1,
-            facts: self
-                .observations
-                .iter()
-                .zip(1..)
-                .map(|(text, id)| model::Fact {
-                    text,
-                    id,
-                    kind: None,
-                    created,
-                    supersedes: 0,
-                    superseded: 0,
-                })
-                .collect(),
+            facts: model::Fact::numbered(self.observations.iter().map(String::as_str), created),
         }
     }
 }
@@ -526,20 +514,24 @@ pub fn export(graph: &Graph) -> Vec<u8> {
 pub(crate) struct MemoryMcpEntity<'a> {
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     kind: Option<&'static str>,
+    /// Its name, type and observations.
     #[serde(flatten)]
-    entity: model::Entity<'a>,
+    pub entity: model::Entity<'a>,
+    /// When it was made, as the seed writes times.
     #[serde(rename = "createdAt", skip_serializing_if = "Option::is_none")]
-    created: Option<String>,
+    pub created: Option<String>,
     /// When it last changed.
     #[serde(rename = "lastModified", skip_serializing_if = "Option::is_none")]
     pub updated: Option<String>,
+    /// Its tags.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    tags: Vec<&'a str>,
+    pub tags: Vec<&'a str>,
+    /// Its importance, 0–10.
     #[serde(
         skip_serializing_if = "Option::is_none",
         serialize_with = "crate::json::js_number"
     )]
-    importance: Option<f64>,
+    pub importance: Option<f64>,
     /// The name of the entity it belongs under.
     #[serde(rename = "parentId", skip_serializing_if = "Option::is_none")]
     pub parent: Option<&'a str>,
@@ -594,12 +586,15 @@ impl<'a> MemoryMcpEntity<'a> {
 pub(crate) struct MemoryMcpRelation<'a> {
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     kind: Option<&'static str>,
+    /// Its triple.
     #[serde(flatten)]
-    relation: model::Relation<'a>,
+    pub relation: model::Relation<'a>,
+    /// When it was made, as the seed writes times.
     #[serde(rename = "createdAt", skip_serializing_if = "Option::is_none")]
-    created: Option<String>,
+    pub created: Option<String>,
+    /// The same: a relation never changes.
     #[serde(rename = "lastModified", skip_serializing_if = "Option::is_none")]
-    updated: Option<String>,
+    pub updated: Option<String>,
 }
 
 impl<'a> MemoryMcpRelation<'a> {

@@ -89,6 +89,29 @@ pub struct Fact<'a> {
     pub superseded: Millis,
 }
 
+impl<'a> Fact<'a> {
+    /// A current observation numbered `id`, made at `created`, superseding nothing.
+    pub fn current(text: &'a str, id: u32, created: Millis) -> Self {
+        Fact {
+            text,
+            id,
+            kind: None,
+            created,
+            supersedes: 0,
+            superseded: 0,
+        }
+    }
+
+    /// Current observations numbered from 1, all made at `created`.
+    pub fn numbered(texts: impl IntoIterator<Item = &'a str>, created: Millis) -> Vec<Self> {
+        texts
+            .into_iter()
+            .zip(1..)
+            .map(|(text, id)| Fact::current(text, id, created))
+            .collect()
+    }
+}
+
 /// An entity in full: what a snapshot or a conversion writes, and what the extended reads
 /// show.
 #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]

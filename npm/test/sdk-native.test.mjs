@@ -315,15 +315,23 @@ const CASES = {
   analyze_query: { args: { query: 'Who works at Acme?' }, check: (r) => assert.equal(r.analysis.questionType, 'factual') },
   smart_search: { args: { query: 'Acme' }, check: (r) => assert.ok(r.reflection.iterations >= 1, JSON.stringify(r)) },
   normalize_observations: { args: {}, check: (r) => assert.equal(r.persisted, false) },
+  // Its import.
+  import_graph: {
+    args: {
+      format: 'csv',
+      data: '# ENTITIES\nname,entityType,observations\nImported,thing,from csv\n\n# RELATIONS\nfrom,to,relationType\nImported,Acme,mentions',
+    },
+    check: (r) => assert.ok(r.entitiesAdded === 1 && r.relationsAdded === 1 && r.errors.length === 0, JSON.stringify(r)),
+  },
 };
 
 /** The id of history's setup change, as history lists it (undo's case undoes it). */
 let patchOfAcme;
 
-const TOOL_COUNT = 82;
+const TOOL_COUNT = 83;
 
 /**
- * Lists the tools (all 70, each with a case), builds SETUP, then calls every listed tool
+ * Lists the tools (all 83, each with a case), builds SETUP, then calls every listed tool
  * with its case's arguments: none may fail, and a tool that declares an outputSchema must
  * return structuredContent (the SDK client validates it against that schema). Then the graph
  * must show every write.

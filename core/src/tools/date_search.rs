@@ -14,12 +14,36 @@ use super::filter::Filter;
 use super::history::time_arg;
 use super::search_ts::found_where;
 use super::{Ctx, parse};
-use crate::graph::EntityId;
+use crate::graph::{EntityId, Graph};
 use crate::model::Millis;
+
+/// What a date range picks: the entities matching, in the memory's order, and the range.
+pub(crate) struct InRange {
+    /// Every entity matching.
+    pub matching: Vec<EntityId>,
+    start: Millis,
+    end: Millis,
+}
+
+impl InRange {
+    /// Whether a time is in the range (a time not known is).
+    pub(crate) fn holds(&self, at: Millis) -> bool {
+        at == 0 || (self.start..=self.end).contains(&at)
+    }
+}
 
 /// `search_by_date_range`: entities whose creation time (else last change; none known:
 /// any) is within `startDate`..=`endDate`.
 pub fn search_by_date_range(t: Ctx<'_>, a: &Value) -> Result<String, String> {
+    let picked = in_range(t.graph, a)?;
+    Ok(found_where(t.graph, &picked.matching, |r| {
+        picked.holds(r.created)
+    }))
+}
+
+/// The entities whose creation time (else last change; none known: any) is within
+/// `startDate`..=`endDate` of `a`, of its `entityType`, with one of its `tags`.
+pub(crate) fn in_range(g: &Graph, a: &Value) -> Result<InRange, String> {
     #[derive(Deserialize)]
     #[serde(rename_all = "camelCase")]
     struct Args<'a> {
@@ -30,16 +54,19 @@ pub fn search_by_date_range(t: Ctx<'_>, a: &Value) -> Result<String, String> {
     let args = parse::<Args>(a)?;
     let start = time_arg(a, "startDate")?.unwrap_or(0);
     let end = time_arg(a, "endDate")?.unwrap_or(Millis::MAX);
-    let within = |at: Millis| at == 0 || (start..=end).contains(&at);
-    let g = t.graph;
+    let range = InRange {
+        matching: Vec::new(),
+        start,
+        end,
+    };
     let filter = Filter::new(g, args.entity_type, &args.tags, (None, None));
     let matching: Vec<EntityId> = g
         .entities()
         .filter(|(_, e)| {
             let at = if e.created != 0 { e.created } else { e.updated };
-            within(at) && filter.admits(g, e)
+            range.holds(at) && filter.admits(g, e)
         })
         .map(|(id, _)| id)
         .collect();
-    Ok(found_where(g, &matching, |r| within(r.created)))
+    Ok(InRange { matching, ..range })
 }

@@ -12,11 +12,14 @@ pub mod archive;
 pub mod args;
 pub mod compression;
 pub mod date_search;
+pub mod export;
 pub mod filter;
+pub mod formats;
 pub mod graph_tools;
 pub mod hierarchy;
 pub mod history;
 pub mod hygiene;
+pub mod import;
 pub mod limits;
 pub mod memory_mcp;
 pub mod meta;
@@ -53,7 +56,7 @@ use validate::{Issue, Problem};
 const CATALOG_JSON: &str = include_str!("catalog.json");
 
 /// The tools mcp-memory adds, after the nine: `{"tools": [...]}` each, in listing order.
-const EXTENDED_JSON: [&str; 14] = [
+const EXTENDED_JSON: [&str; 16] = [
     include_str!("extended/writes.json"),
     include_str!("extended/graph.json"),
     include_str!("extended/search.json"),
@@ -68,6 +71,8 @@ const EXTENDED_JSON: [&str; 14] = [
     include_str!("extended/compression.json"),
     include_str!("extended/archive.json"),
     include_str!("extended/search_ts.json"),
+    include_str!("extended/io.json"),
+    include_str!("extended/export_memory_mcp.json"),
 ];
 
 /// The definitions listed for a name whose two shapes a memory both answers
@@ -307,6 +312,8 @@ pub const TOOLS: &[ToolDef] = &[
     read("analyze_query", query_ts::analyze_query),
     read("smart_search", query_ts::smart_search),
     write("normalize_observations", normalize::normalize_observations),
+    write("import_graph", import::import_graph),
+    read("export_graph", export::export_graph).memory_mcp(),
 ];
 
 /// Adds `extended/reads.json`'s properties to the bounded read tools: their arguments, their

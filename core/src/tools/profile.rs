@@ -76,7 +76,7 @@ const RUST_MORE: [&str; 17] = [
 
 /// What the TypeScript seed lists besides the nine, of the tools this server has in its
 /// shapes.
-const MEMORY_MCP_MORE: [&str; 50] = [
+const MEMORY_MCP_MORE: [&str; 52] = [
     "save_search",
     "execute_saved_search",
     "list_saved_searches",
@@ -127,6 +127,8 @@ const MEMORY_MCP_MORE: [&str; 50] = [
     "analyze_query",
     "smart_search",
     "normalize_observations",
+    "import_graph",
+    "export_graph",
 ];
 
 /// What the Python seed lists besides the nine but `read_graph` (it has none), of the

@@ -17,7 +17,7 @@ use serde_json::Value;
 use super::filter::Filter;
 use super::memory_mcp::{EntityJson, RelationJson, answer, answer_list};
 use super::{Ctx, parse};
-use crate::graph::{Entity, EntityId, Graph};
+use crate::graph::{Entity, EntityId, Graph, RelationId};
 use crate::hash::HashSet;
 use crate::index::search::{self, Options};
 use crate::index::substring::Needle;
@@ -91,17 +91,10 @@ pub fn found_where(
     keep: impl Fn(&crate::graph::Relation) -> bool,
 ) -> String {
     let shown = &matching[..matching.len().min(CAP)];
-    let names: HashSet<_> = shown.iter().map(|&id| g.entity(id).name).collect();
-    let mut relations = Vec::new();
-    for &id in shown {
-        let name = g.entity(id).name;
-        for r in g.relations_touching([name]) {
-            let r = g.relation(r);
-            if r.from == name && names.contains(&r.to) && keep(r) {
-                relations.push(RelationJson::of(g, r, false));
-            }
-        }
-    }
+    let relations = relations_among(g, shown, keep)
+        .into_iter()
+        .map(|r| RelationJson::of(g, g.relation(r), false))
+        .collect();
     let entities = shown
         .iter()
         .map(|&id| EntityJson::of(g, g.entity(id), false))
@@ -111,6 +104,27 @@ pub fn found_where(
         relations,
         total: matching.len(),
     })
+}
+
+/// The relations from one of `entities` to another that `keep` keeps, in the order of
+/// `entities`, each one's in creation order.
+pub fn relations_among(
+    g: &Graph,
+    entities: &[EntityId],
+    keep: impl Fn(&crate::graph::Relation) -> bool,
+) -> Vec<RelationId> {
+    let names: HashSet<_> = entities.iter().map(|&id| g.entity(id).name).collect();
+    let mut relations = Vec::new();
+    for &id in entities {
+        let name = g.entity(id).name;
+        for r in g.relations_touching([name]) {
+            let rel = g.relation(r);
+            if rel.from == name && names.contains(&rel.to) && keep(rel) {
+                relations.push(r);
+            }
+        }
+    }
+    relations
 }
 
 /// A stored string lowercased (JavaScript's `toLowerCase`).
