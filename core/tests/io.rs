@@ -16,7 +16,8 @@ use serde_json::{Value, json};
 const T0: u64 = 1_800_000_000_000;
 const MINUTE: u64 = 60_000;
 
-/// The seed's export of `m`'s graph (`args`), at `now`: the answer's one text item.
+/// The seed's export of `m`'s graph (`args`), at `now`: the answer's one text item (the
+/// export itself), which structuredContent repeats as `output`.
 fn export(m: &Server<MemLog>, args: Value, now: u64) -> Result<String, String> {
     let memory = m.memory();
     let ctx = Ctx {
@@ -26,13 +27,12 @@ fn export(m: &Server<MemLog>, args: Value, now: u64) -> Result<String, String> {
         now,
     };
     let answer: Value = serde_json::from_str(&export_graph(ctx, &args)?).unwrap();
-    assert_eq!(
-        answer.as_object().unwrap().len(),
-        1,
-        "only content: {answer}"
-    );
+    assert_eq!(answer.as_object().unwrap().len(), 2, "{answer}");
     assert_eq!(answer["content"].as_array().unwrap().len(), 1);
-    Ok(answer["content"][0]["text"].as_str().unwrap().to_string())
+    let text = answer["content"][0]["text"].as_str().unwrap();
+    assert_eq!(answer["structuredContent"]["output"], text);
+    assert_eq!(answer["structuredContent"]["format"], args["format"]);
+    Ok(text.to_string())
 }
 
 fn export_ok(m: &Server<MemLog>, format: &str) -> String {

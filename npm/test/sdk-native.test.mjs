@@ -375,7 +375,7 @@ async function callEveryTool(client) {
   // Every write took effect, whatever the order of the calls.
   const { structuredContent: graph } = await client.callTool({ name: 'read_graph', arguments: {} });
   const byName = Object.fromEntries(graph.entities.map((e) => [e.name, e]));
-  assert.deepEqual(Object.keys(byName).sort(), ['Acme', 'Alice', 'Bob', 'Created', 'Dst']);
+  assert.deepEqual(Object.keys(byName).sort(), ['Acme', 'Alice', 'Bob', 'Created', 'Dst', 'Imported']);
   assert.deepEqual(byName.Alice.observations, ['likes tea']);
   assert.deepEqual(byName.Bob.observations.toSorted(), ['plays chess', 'plays go', 'upserted fact']);
   assert.deepEqual(byName.Dst.observations, ['the original', 'a duplicate']);
@@ -384,6 +384,7 @@ async function callEveryTool(client) {
     'Alice visits Acme',
     'Bob works_at Acme',
     'Dst works_at Acme',
+    'Imported mentions Acme',
   ]);
 }
 
