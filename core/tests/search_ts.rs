@@ -467,3 +467,22 @@ fn normalized_observations_keep_their_times_and_survive_a_restart() {
         json!(["Rust shipped 2027-01-15"])
     );
 }
+
+/// Regression: a query whose lowercase keeps its length but moves its characters (the
+/// kelvin sign shrinks, `Ⱥ` grows) was sliced at offsets of its lowercase, which panicked
+/// inside a character and brought the server down.
+#[test]
+fn a_query_whose_lowercase_moves_its_characters_is_answered() {
+    let mut m = memory();
+    for query in [
+        "\u{212A} and \u{23A}\u{23A}",
+        "\u{212A} only \u{23A}\u{23A}",
+    ] {
+        call_ok(
+            &mut m,
+            "analyze_query",
+            json!({"query": query, "includePlan": true}),
+        );
+        call_ok(&mut m, "smart_search", json!({"query": query}));
+    }
+}

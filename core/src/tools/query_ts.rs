@@ -27,6 +27,14 @@ fn word_char(c: char) -> bool {
 }
 
 /// Where `word` (ASCII, lowercase) occurs in `text` (lowercase) as a whole word (`\b`).
+/// `query` lowercased when every character keeps its place (a byte offset in one is the
+/// same character's in the other; `İ` or `K` (the kelvin sign) move them), else `None`.
+fn lower_in_place(query: &str) -> Option<String> {
+    let lower = query.to_lowercase();
+    let places = |s: &str| s.char_indices().map(|(i, _)| i).collect::<Vec<_>>();
+    (lower.len() == query.len() && places(&lower) == places(query)).then_some(lower)
+}
+
 fn word_at(text: &str, word: &str, from: usize) -> Option<usize> {
     let mut at = from;
     while let Some(i) = text.get(at..)?.find(word) {
@@ -314,11 +322,8 @@ fn temporal(query: &str, lower: &str) -> Option<Temporal> {
 /// The parts of `query` between its conjunctions (`and then`, `and`, `but`, `or`), when
 /// there are several.
 fn split_query(query: &str) -> Option<Vec<String>> {
-    let lower = query.to_lowercase();
-    if lower.len() != query.len() {
-        // Lowercasing moved the bytes: read it as one part.
-        return None;
-    }
+    // Lowercasing that moves the characters: read it as one part.
+    let lower = lower_in_place(query)?;
     let mut parts = Vec::new();
     let (mut last, mut at) = (0, 0);
     while at < lower.len() {
@@ -891,7 +896,9 @@ fn refine(
     if a.temporal_range.is_some() && found.len() < 3 {
         return format!("{query} recent history timeline");
     }
-    let lower = query.to_lowercase();
+    let Some(lower) = lower_in_place(query) else {
+        return query.to_string();
+    };
     let mut broader = String::new();
     let mut last = 0;
     let mut at = 0;
@@ -900,12 +907,12 @@ fn refine(
             .iter()
             .find(|w| word_at(&lower, w, at) == Some(at));
         match hit {
-            Some(w) if lower.len() == query.len() => {
+            Some(w) => {
                 broader.push_str(&query[last..at]);
                 at += w.len();
                 last = at;
             }
-            _ => at += lower[at..].chars().next().map_or(1, char::len_utf8),
+            None => at += lower[at..].chars().next().map_or(1, char::len_utf8),
         }
     }
     broader.push_str(&query[last..]);
