@@ -208,10 +208,6 @@ pub fn merge_entities(t: Ctx<'_>, a: &Value) -> Result<Plan, String> {
             "targetName: an entity named \"{target}\" exists and is not among entityNames; merge it too, or choose a free name"
         ));
     }
-    let target = match g.first_named(target) {
-        Some(id) => name(id),
-        None => args.target_name.unwrap_or(target),
-    };
     let merging = merge(g, &[(target, ids)], t.now);
     let result = answer(&EntityJson::of_state(&merging.merged[0], false));
     Ok(Plan {
