@@ -25,8 +25,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::frame::{self, ScanError, TornTail};
-use crate::log::{Changes, Contents, Intent, Log, LogError, last_checkpoint};
+use crate::log::{Changes, Contents, Foreign, Intent, Log, LogError, SideFile, last_checkpoint};
 use crate::record::is_checkpoint;
+use crate::sidefiles;
 
 /// A lock older than this (milliseconds) is stale whoever owns it.
 pub const STALE_LOCK_MS: u64 = 30_000;
@@ -269,7 +270,13 @@ impl<D: Disk> FileLog<D> {
         if !frame::is_log(&bytes) {
             self.foreign = true;
             self.len = 0;
-            return Ok(Contents::Foreign(bytes));
+            let mut side_files = Vec::new();
+            for name in sidefiles::names(self.disk.name()) {
+                if let Some(bytes) = self.disk.read_file(&name)? {
+                    side_files.push(SideFile { name, bytes });
+                }
+            }
+            return Ok(Contents::Foreign(Foreign { bytes, side_files }));
         }
         let records = self.take_walk(frame::walk(&bytes))?;
         match last_checkpoint(&records) {

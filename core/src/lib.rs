@@ -53,12 +53,13 @@ pub mod memory;
 pub mod model;
 pub mod record;
 pub mod seedlog;
+pub mod sidefiles;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod time;
 pub mod tools;
 pub mod verify;
 
-pub use log::{Changes, Contents, Intent, Log, LogError};
+pub use log::{Changes, Contents, Foreign, Intent, Log, LogError, SideFile};
 pub use mcp::Server;
 pub use memory::{Error, Memory, OpenError};

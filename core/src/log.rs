@@ -39,8 +39,38 @@ pub enum Contents {
         /// The last checkpoint and the entries after it.
         entries: Vec<Vec<u8>>,
     },
-    /// Bytes in another format (a reference JSONL file), to be converted with [`Log::replace`].
-    Foreign(Vec<u8>),
+    /// A memory file in another format (a reference JSONL file), to be converted with
+    /// [`Log::replace`].
+    Foreign(Foreign),
+}
+
+/// A memory file in another format, and the files beside it that belong to it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Foreign {
+    /// The file's bytes.
+    pub bytes: Vec<u8>,
+    /// The side files found beside it (the TypeScript seed's tag aliases and saved searches:
+    /// [`crate::sidefiles::names`]); the host leaves them where they are.
+    pub side_files: Vec<SideFile>,
+}
+
+/// A file beside a memory file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SideFile {
+    /// Its name (the last path component).
+    pub name: String,
+    /// Its bytes.
+    pub bytes: Vec<u8>,
+}
+
+impl From<Vec<u8>> for Foreign {
+    /// A foreign file with no side files.
+    fn from(bytes: Vec<u8>) -> Self {
+        Foreign {
+            bytes,
+            side_files: Vec::new(),
+        }
+    }
 }
 
 /// What other writers did to the log since this memory last saw it.

@@ -20,6 +20,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("testing", 0),
     ("time", 0),
     ("embed", 0),
+    ("sidefiles", 0),
     ("graph", 1),
     ("index", 2),
     ("jsonl", 2),

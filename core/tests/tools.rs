@@ -1452,7 +1452,7 @@ fn assert_refused(file: &[u8], line: usize) {
     assert_eq!(log.appends(), 0);
     assert_eq!(
         log.contents(),
-        Contents::Foreign(file.to_vec()),
+        Contents::Foreign(file.to_vec().into()),
         "file untouched"
     );
 }
@@ -1502,7 +1502,7 @@ fn failed_foreign_conversion_fails_tools_and_leaves_file_untouched() {
     );
     let err = call_err(&mut m, "read_graph", json!({}));
     assert!(err.contains("read-only file system"), "{err}");
-    assert_eq!(log.contents(), Contents::Foreign(file.into_bytes()));
+    assert_eq!(log.contents(), Contents::Foreign(file.into_bytes().into()));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::arbitrary::Unstructured;
 use libfuzzer_sys::fuzz_target;
-use mcp_memory_core::{Contents, Server, frame, jsonl};
+use mcp_memory_core::{Contents, Foreign, Server, SideFile, frame, jsonl};
 use mcp_memory_fuzz::generate;
 use mcp_memory_fuzz::{Incoming, MemLog, check_exchange, classify, replayed};
 use serde_json::Value;
@@ -148,7 +148,7 @@ impl Harness {
         let Ok((mut memory, _)) = Server::open(log.clone()) else {
             return false;
         };
-        if !self.log.has_unseen_changes() && !self.log.0.borrow().fail_refresh.is_some() {
+        if !self.log.has_unseen_changes() && self.log.0.borrow().fail_refresh.is_none() {
             let live = self.memory.memory_mut().export_jsonl().ok();
             assert!(
                 memory.memory_mut().export_jsonl().ok() == live,
@@ -207,13 +207,34 @@ fn operations(data: &[u8]) {
     let start = match u.int_in_range(0u8..=7).unwrap_or(0) {
         0 => {
             let len = u.int_in_range(0usize..=200).unwrap_or(0);
-            Contents::Foreign(u.bytes(len.min(u.len())).unwrap_or_default().to_vec())
+            Contents::Foreign(
+                u.bytes(len.min(u.len()))
+                    .unwrap_or_default()
+                    .to_vec()
+                    .into(),
+            )
         }
-        1 => Contents::Foreign(
-            b"{\"type\":\"entity\",\"name\":\"a\",\"entityType\":\"person\",\"observations\":[\"b\"]}\n\
-              {\"type\":\"relation\",\"from\":\"a\",\"to\":\"Bob\",\"relationType\":\"knows\"}"
-                .to_vec(),
-        ),
+        // A TypeScript seed file with side files of fuzzed lines.
+        1 => {
+            let mut side = |name: &str| -> SideFile {
+                let len = u.int_in_range(0usize..=200).unwrap_or(0);
+                let bytes = u.bytes(len.min(u.len())).unwrap_or_default().to_vec();
+                SideFile {
+                    name: name.into(),
+                    bytes,
+                }
+            };
+            let side_files = vec![
+                side("memory-tag-aliases.jsonl"),
+                side("memory-saved-searches.jsonl"),
+            ];
+            Contents::Foreign(Foreign {
+                bytes: b"{\"type\":\"entity\",\"name\":\"a\",\"entityType\":\"person\",\"observations\":[\"b\"]}\n\
+                  {\"type\":\"relation\",\"from\":\"a\",\"to\":\"Bob\",\"relationType\":\"knows\"}"
+                    .to_vec(),
+                side_files,
+            })
+        }
         _ => Contents::Records(Vec::new()),
     };
     let mut h = Harness::new(start);

@@ -164,7 +164,7 @@ fn check_open(contents: Contents) -> Option<Vec<u8>> {
         "export_log is not a fixed point"
     );
     // The JSONL export, read as a reference file, is the same graph, and exports the same.
-    let from_jsonl = Contents::Foreign(graph.clone());
+    let from_jsonl = Contents::Foreign(graph.clone().into());
     assert!(
         replayed(&from_jsonl).as_ref() == Some(&graph),
         "JSONL export reads back as another graph"
@@ -302,7 +302,7 @@ fuzz_target!(|data: &[u8]| {
             .clone()
             .and_then(|records| check_open(Contents::Records(records)))
     } else {
-        check_open(Contents::Foreign(data.to_vec()))
+        check_open(Contents::Foreign(data.to_vec().into()))
     };
     check_file(data, &scanned, &opened);
     check_import(data, &opened);

@@ -33,8 +33,8 @@ fn graph_of(contents: &Contents) -> Option<Graph> {
     let parsed;
     let records = match contents {
         Contents::Records(r) | Contents::FromCheckpoint { entries: r, .. } => r,
-        Contents::Foreign(bytes) => {
-            parsed = memory::foreign(bytes).ok()?;
+        Contents::Foreign(file) => {
+            parsed = memory::foreign(file).ok()?;
             &parsed
         }
     };

@@ -99,7 +99,15 @@ impl log::Host for HostState {
                 skipped_bytes,
                 entries,
             })),
-            Contents::Foreign(bytes) => Ok(log::Contents::Foreign(bytes)),
+            Contents::Foreign(file) => Ok(log::Contents::Foreign(log::ForeignFile {
+                bytes: file.bytes,
+                side_files: (file.side_files.into_iter())
+                    .map(|f| log::SideFile {
+                        name: f.name,
+                        bytes: f.bytes,
+                    })
+                    .collect(),
+            })),
         }
     }
 

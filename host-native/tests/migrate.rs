@@ -1,9 +1,12 @@
 //! The seed systems' memory files open as the memory (converted in place, the original kept
 //! as `.bak`) and `export` writes them back in their own format.
 
+mod common;
+
 use std::fs;
+use std::io::Write;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use mcp_memory_core::testing::seed_record;
 
@@ -52,6 +55,73 @@ fn a_memory_mcp_file_opens_with_its_times_tags_importance_and_parents_and_goes_b
         r#"{"type":"entity","name":"Ada","entityType":"person","observations":["wrote the first program","liked Babbage's engine"]}"#
     ));
     assert!(!reference.contains("createdAt"));
+}
+
+/// Serves `file` over stdio under profile memory-mcp for these tool calls; returns each
+/// call's `structuredContent` and the server's stderr.
+fn calls(file: &Path, calls: &[(&str, serde_json::Value)]) -> (Vec<serde_json::Value>, String) {
+    let mut input = common::initialize(0).to_string() + "\n";
+    for (i, (tool, args)) in calls.iter().enumerate() {
+        input += &(common::call(i as u64 + 1, tool, args.clone()).to_string() + "\n");
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-memory"))
+        .env_remove("MEMORY_FILE_PATH")
+        .args(["--profile", "memory-mcp", "-f"])
+        .arg(file)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let replies: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let results = (1..=calls.len() as u64)
+        .map(|id| {
+            let reply = replies.iter().find(|r| r["id"] == id).expect("a reply");
+            reply["result"]["structuredContent"].clone()
+        })
+        .collect();
+    (results, String::from_utf8(out.stderr).unwrap())
+}
+
+#[test]
+fn a_memory_mcp_files_tag_aliases_and_saved_searches_come_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("memory.jsonl");
+    fs::write(&file, MEMORY_MCP).unwrap();
+    let aliases = r#"{"alias":"maths","canonical":"math","createdAt":"2024-03-02T00:00:00.000Z"}"#;
+    fs::write(dir.path().join("memory-tag-aliases.jsonl"), aliases).unwrap();
+    let searches = r#"{"name":"maths people","query":"program","tags":["maths"],"createdAt":"2024-03-02T00:00:00.000Z","useCount":0}"#;
+    fs::write(dir.path().join("memory-saved-searches.jsonl"), searches).unwrap();
+    let (results, stderr) = calls(
+        &file,
+        &[
+            ("resolve_tag", serde_json::json!({"tag": "maths"})),
+            ("list_saved_searches", serde_json::json!({})),
+        ],
+    );
+    assert_eq!(results[0]["resolved"], "math", "{stderr}");
+    assert_eq!(results[1]["searches"][0]["name"], "maths people");
+    assert!(
+        stderr.contains("read 1 tag aliases from memory-tag-aliases.jsonl"),
+        "{stderr}"
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("memory-tag-aliases.jsonl")).unwrap(),
+        aliases,
+        "the side files stay as they were"
+    );
 }
 
 #[test]

@@ -357,6 +357,24 @@ test('converting a reference file keeps its mode', async () => {
   }
 });
 
+test("a Memory MCP file's tag aliases and saved searches beside it come with it, left as they were", async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'memory.jsonl');
+  fs.writeFileSync(file, REFERENCE_JSONL);
+  const aliases = '{"alias":"pal","canonical":"friend","createdAt":"2024-03-02T00:00:00.000Z"}';
+  const searches = '{"name":"people","query":"Alice","createdAt":"2024-03-02T00:00:00.000Z","useCount":2}';
+  fs.writeFileSync(path.join(dir, 'memory-tag-aliases.jsonl'), aliases);
+  fs.writeFileSync(path.join(dir, 'memory-saved-searches.jsonl'), searches);
+  const run = await change(withArgs(on(file), '--profile', 'memory-mcp'), [
+    ['resolve_tag', { tag: 'pal' }],
+    ['list_saved_searches', {}],
+  ]);
+  assert.equal(replyTo(run, 1).result.structuredContent.resolved, 'friend');
+  assert.deepEqual(replyTo(run, 2).result.structuredContent.searches.map((q) => [q.name, q.useCount]), [['people', 2]]);
+  assert.match(run.stderr, /read 1 saved searches from memory-saved-searches\.jsonl/);
+  assert.equal(fs.readFileSync(path.join(dir, 'memory-tag-aliases.jsonl'), 'utf8'), aliases);
+});
+
 // ---------------------------------------------------------------------------------------
 // Damage to the memory file
 

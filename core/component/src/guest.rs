@@ -7,7 +7,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::cell::RefCell;
 
-use mcp_memory_core::{Changes, Contents, Intent, Log, LogError, Server};
+use mcp_memory_core::{Changes, Contents, Foreign, Intent, Log, LogError, Server, SideFile};
 
 wit_bindgen::generate!({
     world: "memory-server",
@@ -32,7 +32,15 @@ impl Log for HostLog {
                 skipped_bytes: tail.skipped_bytes,
                 entries: tail.entries,
             }),
-            log::Contents::Foreign(bytes) => Ok(Contents::Foreign(bytes)),
+            log::Contents::Foreign(file) => Ok(Contents::Foreign(Foreign {
+                bytes: file.bytes,
+                side_files: (file.side_files.into_iter())
+                    .map(|f| SideFile {
+                        name: f.name,
+                        bytes: f.bytes,
+                    })
+                    .collect(),
+            })),
         }
     }
 

@@ -14,10 +14,10 @@ use core::fmt;
 use crate::embed::Table;
 use crate::graph::Graph;
 use crate::index::{Indexes, TableSource};
-use crate::log::{Changes, Contents, Intent, Log, LogError};
+use crate::log::{Changes, Contents, Foreign, Intent, Log, LogError, SideFile};
 use crate::model::{Millis, Provenance};
 use crate::record::{Agent, DecodeError, Op, Record, Stamp, is_checkpoint};
-use crate::{frame, jsonl, seedlog};
+use crate::{frame, jsonl, seedlog, sidefiles};
 use history::{ChangeId, Journal, Refused};
 
 /// Why a memory could not be opened.
@@ -254,7 +254,7 @@ impl<L: Log> Memory<L> {
                     }
                 }
             },
-            Contents::Foreign(bytes) => match convert(&mut log, &bytes) {
+            Contents::Foreign(file) => match convert(&mut log, &file) {
                 Ok(converted) => {
                     graph = replay(&converted.records, &mut warnings)?;
                     records = converted.records;
@@ -731,7 +731,7 @@ fn unread_checkpoint(which: &str, error: &DecodeError) -> String {
 /// repaired or dropped reading it.
 fn imported(bytes: &[u8]) -> Result<(Graph, Vec<String>), String> {
     if !frame::is_log(bytes) {
-        let converted = foreign_records(bytes)?;
+        let converted = foreign_records(bytes, &[])?;
         let graph = replay(&converted.records, &mut Vec::new()).map_err(|e| e.to_string())?;
         return Ok((graph, converted.warnings));
     }
@@ -751,15 +751,15 @@ struct Converted {
 }
 
 /// The records a memory file of another server converts to, as opening it converts it (a
-/// reference or TypeScript seed JSONL file, the Rust seed's binary log), or why it cannot
-/// be converted.
-pub fn foreign(bytes: &[u8]) -> Result<Vec<Vec<u8>>, String> {
-    foreign_records(bytes).map(|c| c.records)
+/// reference or TypeScript seed JSONL file with its side files, the Rust seed's binary log),
+/// or why it cannot be converted.
+pub fn foreign(file: &Foreign) -> Result<Vec<Vec<u8>>, String> {
+    foreign_records(&file.bytes, &file.side_files).map(|c| c.records)
 }
 
-/// Reads a memory file of another server — a reference (or TypeScript seed) JSONL file, or
-/// the Rust seed's binary log — as records.
-fn foreign_records(bytes: &[u8]) -> Result<Converted, String> {
+/// Reads a memory file of another server — a reference (or TypeScript seed) JSONL file and
+/// its side files, or the Rust seed's binary log — as records.
+fn foreign_records(bytes: &[u8], side_files: &[SideFile]) -> Result<Converted, String> {
     if seedlog::is_seed_log(bytes) {
         let converted = seedlog::convert(bytes)?;
         return Ok(Converted {
@@ -769,20 +769,26 @@ fn foreign_records(bytes: &[u8]) -> Result<Converted, String> {
         });
     }
     let parsed = jsonl::parse(bytes).map_err(|e| e.to_string())?;
+    let sides = sidefiles::read(side_files);
+    let mut records = parsed.records();
+    records.extend(sides.records);
+    let memory_mcp = parsed.has_meta() || !side_files.is_empty();
+    let mut warnings = parsed.warnings;
+    warnings.extend(sides.notes);
     Ok(Converted {
-        what: if parsed.has_meta() {
+        what: if memory_mcp {
             "the Memory MCP (TypeScript) JSONL memory file, with its times, tags, importance and parents"
         } else {
             "the reference JSONL memory file"
         },
-        records: parsed.records(),
-        warnings: parsed.warnings,
+        records,
+        warnings,
     })
 }
 
 /// Converts a foreign memory file into records and swaps them in for it.
-fn convert<L: Log>(log: &mut L, bytes: &[u8]) -> Result<Converted, String> {
-    let converted = foreign_records(bytes)?;
+fn convert<L: Log>(log: &mut L, file: &Foreign) -> Result<Converted, String> {
+    let converted = foreign_records(&file.bytes, &file.side_files)?;
     log.replace(&converted.records)
         .map_err(|e| format!("could not convert it: {}", e.0))?;
     Ok(converted)

@@ -101,7 +101,7 @@ impl MemLog {
 
     /// A log holding bytes in another format (a reference JSONL file).
     pub fn foreign(bytes: &[u8]) -> Self {
-        Self::holding(Contents::Foreign(bytes.to_vec()))
+        Self::holding(Contents::Foreign(bytes.to_vec().into()))
     }
 
     /// What the log holds now.
