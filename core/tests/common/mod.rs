@@ -430,3 +430,81 @@ pub fn reference_success_line(id: u64, text: &str, structured: &Value) -> String
         js_compact(structured)
     )
 }
+
+/// Checks `value` against the JSON Schema keywords the tool schemas use (anyOf, enum, type,
+/// required, properties, additionalProperties: false, items, minimum, maximum); returns the
+/// first violation.
+pub fn schema_violation(schema: &Value, value: &Value, at: &str) -> Option<String> {
+    if let Some(options) = schema.get("anyOf").and_then(Value::as_array)
+        && options
+            .iter()
+            .all(|s| schema_violation(s, value, at).is_some())
+    {
+        return Some(format!("{at}: matches no anyOf option: {value}"));
+    }
+    if let Some(allowed) = schema.get("enum").and_then(Value::as_array)
+        && !allowed.contains(value)
+    {
+        return Some(format!("{at}: {value} is not in {allowed:?}"));
+    }
+    let is = |t: &str| match t {
+        "object" => value.is_object(),
+        "array" => value.is_array(),
+        "string" => value.is_string(),
+        "boolean" => value.is_boolean(),
+        "integer" => value.is_u64() || value.is_i64(),
+        "number" => value.is_number(),
+        "null" => value.is_null(),
+        other => panic!("unknown type {other}"),
+    };
+    match schema.get("type") {
+        Some(Value::String(t)) if !is(t) => return Some(format!("{at}: not {t}: {value}")),
+        Some(Value::Array(ts)) if !ts.iter().any(|t| is(t.as_str().unwrap())) => {
+            return Some(format!("{at}: none of {ts:?}: {value}"));
+        }
+        _ => {}
+    }
+    if let Some(x) = value.as_f64() {
+        let bound = |key: &str| schema.get(key).and_then(Value::as_f64);
+        if bound("minimum").is_some_and(|min| x < min)
+            || bound("maximum").is_some_and(|max| x > max)
+        {
+            return Some(format!("{at}: {x} is out of its bounds"));
+        }
+    }
+    if let Value::Object(map) = value {
+        let props = schema.get("properties").and_then(Value::as_object);
+        for key in schema
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let key = key.as_str().unwrap();
+            if !map.contains_key(key) {
+                return Some(format!("{at}: missing {key}"));
+            }
+        }
+        for (k, v) in map {
+            match props.and_then(|p| p.get(k)) {
+                Some(s) => {
+                    if let Some(e) = schema_violation(s, v, &format!("{at}.{k}")) {
+                        return Some(e);
+                    }
+                }
+                None if schema.get("additionalProperties") == Some(&json!(false)) => {
+                    return Some(format!("{at}: unexpected key {k}"));
+                }
+                None => {}
+            }
+        }
+    }
+    if let (Value::Array(items), Some(s)) = (value, schema.get("items")) {
+        for (i, item) in items.iter().enumerate() {
+            if let Some(e) = schema_violation(s, item, &format!("{at}[{i}]")) {
+                return Some(e);
+            }
+        }
+    }
+    None
+}
