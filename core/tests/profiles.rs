@@ -4,8 +4,8 @@ mod common;
 
 use common::*;
 use mcp_memory_core::testing::MemLog;
-use mcp_memory_core::tools::TOOLS;
 use mcp_memory_core::tools::profile::{PROFILES, Selection};
+use mcp_memory_core::tools::{Shape, TOOLS};
 use serde_json::{Value, json};
 
 /// The reference server's tools/list result, as it lists it.
@@ -51,15 +51,21 @@ fn each_profile_lists_its_tools() {
     assert_eq!(names(&listing("rust", "")), rust);
     // The TypeScript seed's tools: the catalog's tail, from save_search.
     let from = TOOLS.iter().position(|t| t.name == "save_search").unwrap();
-    let ts: Vec<&str> = TOOLS[from..].iter().map(|t| t.name).collect();
+    let to = TOOLS
+        .iter()
+        .position(|t| t.shape == Shape::McpMemoryPy)
+        .unwrap();
+    let ts: Vec<&str> = TOOLS[from..to].iter().map(|t| t.name).collect();
     assert!(ts.contains(&"move_entity"));
     assert_eq!(names(&listing("memory-mcp", "")), with(&ts));
-    let py = names(&listing("mcp-memory-py", ""));
-    assert!(
-        !py.contains(&"read_graph".to_string()),
-        "the Python seed has none"
-    );
-    assert!(py.contains(&"add_reflection".to_string()));
+    // The Python seed's: the nine but read_graph (it has none), the deletions of entities
+    // and relations in ours (the same arguments), the rest in its shapes.
+    let py: Vec<&str> = ["delete_entities", "delete_relations"]
+        .into_iter()
+        .chain(TOOLS[to..].iter().map(|t| t.name))
+        .collect();
+    assert_eq!(names(&listing("mcp-memory-py", "")), py);
+    assert_eq!(py.len(), 11);
     // Every name once: a name with two shapes where it first comes.
     let mut all: Vec<&str> = TOOLS.iter().map(|t| t.name).collect();
     let mut seen = std::collections::HashSet::new();

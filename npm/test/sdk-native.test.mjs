@@ -121,8 +121,20 @@ const SETUP = {
     relation('Alice', 'Bob', 'dislikes'),
     relation('Src', 'Acme', 'works_at'),
     relation('Alice', 'Created', 'made'),
+    relation('Bob', 'Alice', 'mentors'),
   ],
 };
+
+/**
+ * A relation's id as the Python seed's tools show it (core/src/tools/py.rs): the FNV-1a
+ * hash of its from, type and to (separated by a 0xff byte), cut to 53 bits.
+ */
+function relationId(from, relationType, to) {
+  const bytes = [from, relationType, to].flatMap((part, i) => [...(i ? [0xff] : []), ...new TextEncoder().encode(part)]);
+  let h = 0xcbf29ce484222325n;
+  for (const b of bytes) h = ((h ^ BigInt(b)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  return Number(h & ((1n << 53n) - 1n));
+}
 
 /**
  * Each tool's arguments, and optionally a check of its structuredContent. A tool the
@@ -206,6 +218,10 @@ const CASES = {
   end_relations: {
     args: { relations: [relation('Alice', 'Created', 'made')] },
     check: (r) => assert.deepEqual(r.ended, [relation('Alice', 'Created', 'made')]),
+  },
+  end_relation: {
+    args: { relation_id: relationId('Bob', 'mentors', 'Alice') },
+    check: (r) => assert.ok(r.relation.from === 'Bob' && r.relation.active === false, JSON.stringify(r)),
   },
   search_reflections: {
     args: { query: 'work together' },
@@ -328,10 +344,10 @@ const CASES = {
 /** The id of history's setup change, as history lists it (undo's case undoes it). */
 let patchOfAcme;
 
-const TOOL_COUNT = 83;
+const TOOL_COUNT = 84;
 
 /**
- * Lists the tools (all 83, each with a case), builds SETUP, then calls every listed tool
+ * Lists the tools (all 84, each with a case), builds SETUP, then calls every listed tool
  * with its case's arguments: none may fail, and a tool that declares an outputSchema must
  * return structuredContent (the SDK client validates it against that schema). Then the graph
  * must show every write.

@@ -621,28 +621,17 @@ struct SearchReflectionsArgs<'a> {
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
 
-/// search_reflections: reflections ranked by relevance to the query (BM25 over their
-/// folded, accent-free words, stopwords left out unless the query has nothing else),
-/// newest first among equals; with no query words, newest first. Filters: author, mood, entity (those about it).
-pub fn search_reflections(t: Ctx<'_>, a: &Value) -> Result<String, String> {
-    let args = parse::<SearchReflectionsArgs>(a)?;
-    let g = t.graph;
-    let wanted = |r: &&crate::graph::Reflection| {
-        args.author.is_none_or(|x| g.text(r.author) == x)
-            && args
-                .mood
-                .is_none_or(|x| r.mood.is_some_and(|m| g.text(m) == x))
-            && args.entity.is_none_or(|x| match r.target {
-                crate::graph::Target::Entity(e) => g.text(e) == x,
-                crate::graph::Target::Relation([from, to, _]) => {
-                    g.text(from) == x || g.text(to) == x
-                }
-                _ => false,
-            })
-    };
+/// Reflections that are `wanted`, ranked by relevance to `query` (BM25 over their folded,
+/// accent-free words, stopwords left out unless the query has nothing else; the score
+/// rounded to 4 decimals), newest first among equals; with no query words, newest first.
+pub fn ranked_reflections<'g>(
+    g: &'g Graph,
+    query: &str,
+    wanted: impl Fn(&crate::graph::Reflection) -> bool,
+) -> Vec<(f64, &'g crate::graph::Reflection)> {
     let candidates: Vec<&crate::graph::Reflection> =
-        g.reflections().iter().filter(wanted).collect();
-    let mut words: Vec<String> = crate::index::search::text::token_list(args.query);
+        g.reflections().iter().filter(|r| wanted(r)).collect();
+    let mut words: Vec<String> = crate::index::search::text::token_list(query);
     // Stopwords are left out, unless the query has nothing else.
     if words
         .iter()
@@ -681,6 +670,31 @@ pub fn search_reflections(t: Ctx<'_>, a: &Value) -> Result<String, String> {
             .then(b.1.created.cmp(&a.1.created))
             .then(b.1.id.cmp(&a.1.id))
     });
+    for s in &mut scored {
+        s.0 = (s.0 * 10_000.0 + 0.5) as u64 as f64 / 10_000.0;
+    }
+    scored
+}
+
+/// search_reflections: reflections ranked by relevance to the query
+/// ([`ranked_reflections`]). Filters: author, mood, entity (those about it).
+pub fn search_reflections(t: Ctx<'_>, a: &Value) -> Result<String, String> {
+    let args = parse::<SearchReflectionsArgs>(a)?;
+    let g = t.graph;
+    let wanted = |r: &crate::graph::Reflection| {
+        args.author.is_none_or(|x| g.text(r.author) == x)
+            && args
+                .mood
+                .is_none_or(|x| r.mood.is_some_and(|m| g.text(m) == x))
+            && args.entity.is_none_or(|x| match r.target {
+                crate::graph::Target::Entity(e) => g.text(e) == x,
+                crate::graph::Target::Relation([from, to, _]) => {
+                    g.text(from) == x || g.text(to) == x
+                }
+                _ => false,
+            })
+    };
+    let scored = ranked_reflections(g, args.query, wanted);
     let total = scored.len();
     let limit = args.limit.map_or(10, super::args::count);
     #[derive(Serialize)]
@@ -700,7 +714,7 @@ pub fn search_reflections(t: Ctx<'_>, a: &Value) -> Result<String, String> {
             .take(limit)
             .map(|(score, r)| Hit {
                 reflection: reflection_view(g.reflection_text(r)),
-                score: (score * 10_000.0 + 0.5) as u64 as f64 / 10_000.0,
+                score,
             })
             .collect(),
         total,

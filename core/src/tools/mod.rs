@@ -27,6 +27,7 @@ pub mod normalize;
 pub mod output;
 pub mod plan;
 pub mod profile;
+pub mod py;
 pub mod query;
 pub mod query_ts;
 pub mod saved_searches;
@@ -56,7 +57,7 @@ use validate::{Issue, Problem};
 const CATALOG_JSON: &str = include_str!("catalog.json");
 
 /// The tools mcp-memory adds, after the nine: `{"tools": [...]}` each, in listing order.
-const EXTENDED_JSON: [&str; 16] = [
+const EXTENDED_JSON: [&str; 17] = [
     include_str!("extended/writes.json"),
     include_str!("extended/graph.json"),
     include_str!("extended/search.json"),
@@ -73,6 +74,7 @@ const EXTENDED_JSON: [&str; 16] = [
     include_str!("extended/search_ts.json"),
     include_str!("extended/io.json"),
     include_str!("extended/export_memory_mcp.json"),
+    include_str!("extended/py.json"),
 ];
 
 /// The definitions listed for a name whose two shapes a memory both answers
@@ -162,15 +164,17 @@ impl Run {
 /// A planned forgetting: the change, and the names whose bytes must leave the log.
 pub type Forgetting = (Plan, Vec<String>);
 
-/// Whose argument and result shapes a tool has, where two seeds give one name different
-/// ones (`merge_entities`, `find_all_paths`, `export_graph`): each profile lists its seed's,
-/// and a memory listing both answers a call in the shape its arguments fit.
+/// Whose argument and result shapes a tool has, where seeds give one name different ones
+/// (`merge_entities`, `open_nodes`, …): each profile lists its seed's, and a memory
+/// listing several answers a call in the shape its arguments fit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Shape {
     /// This server's (for the Rust seed's names, the Rust seed's).
     Ours,
     /// The TypeScript seed's ("Memory MCP").
     MemoryMcp,
+    /// The Python seed's ("MCP Memory v2").
+    McpMemoryPy,
 }
 
 /// A tool: its name, as in the catalog, how it runs, and whose shapes it has.
@@ -192,11 +196,19 @@ impl ToolDef {
         }
     }
 
-    /// Whether another tool of the same name has the TypeScript seed's shapes.
-    pub fn has_twin(&self) -> bool {
+    /// The same tool in the Python seed's shapes.
+    const fn mcp_memory_py(self) -> ToolDef {
+        ToolDef {
+            shape: Shape::McpMemoryPy,
+            ..self
+        }
+    }
+
+    /// Whether another tool of the same name has `shape`.
+    pub fn has_twin(&self, shape: Shape) -> bool {
         TOOLS
             .iter()
-            .any(|t| t.name == self.name && t.shape != self.shape)
+            .any(|t| t.name == self.name && t.shape == shape && t.shape != self.shape)
     }
 }
 
@@ -314,6 +326,15 @@ pub const TOOLS: &[ToolDef] = &[
     write("normalize_observations", normalize::normalize_observations),
     write("import_graph", import::import_graph),
     read("export_graph", export::export_graph).memory_mcp(),
+    write("create_entities", py::create_entities).mcp_memory_py(),
+    write("create_relations", py::create_relations).mcp_memory_py(),
+    write("add_observations", py::add_observations).mcp_memory_py(),
+    write("delete_observations", py::delete_observations).mcp_memory_py(),
+    read("search_nodes", py::search_nodes).mcp_memory_py(),
+    read("open_nodes", py::open_nodes).mcp_memory_py(),
+    write("end_relation", py::end_relation),
+    write("add_reflection", py::add_reflection).mcp_memory_py(),
+    read("search_reflections", py::search_reflections).mcp_memory_py(),
 ];
 
 /// Adds `extended/reads.json`'s properties to the bounded read tools: their arguments, their
@@ -496,17 +517,33 @@ impl Catalog {
     }
 
     /// The selected tool called `name` that `arguments` fit best (the first with the fewest
-    /// issues against its schema), and those issues.
+    /// issues against its schema and keys it does not declare), and those issues.
     fn fitting(&self, name: &str, arguments: &Value) -> Option<(&'static ToolDef, Vec<Issue>)> {
-        let mut best: Option<(&'static ToolDef, Vec<Issue>)> = None;
+        let mut best: Option<(&'static ToolDef, Vec<Issue>, usize)> = None;
         for (tool, schema) in self.selected(name) {
             let mut issues = Vec::new();
             validate::check(schema, Some(arguments), &mut Vec::new(), &mut issues);
-            if best.as_ref().is_none_or(|(_, b)| issues.len() < b.len()) {
-                best = Some((tool, issues));
+            let misfit = issues.len() + undeclared(schema, arguments);
+            if best.as_ref().is_none_or(|(_, _, b)| misfit < *b) {
+                best = Some((tool, issues, misfit));
             }
         }
-        best
+        best.map(|(tool, issues, _)| (tool, issues))
+    }
+}
+
+/// How many keys of `value`'s objects, at any depth, `schema` does not declare.
+fn undeclared(schema: &Value, value: &Value) -> usize {
+    match value {
+        Value::Object(map) => map
+            .iter()
+            .map(|(k, v)| match schema["properties"].get(k) {
+                Some(s) => undeclared(s, v),
+                None => 1,
+            })
+            .sum(),
+        Value::Array(items) => items.iter().map(|v| undeclared(&schema["items"], v)).sum(),
+        _ => 0,
     }
 }
 

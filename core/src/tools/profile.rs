@@ -133,7 +133,7 @@ const MEMORY_MCP_MORE: [&str; 52] = [
 
 /// What the Python seed lists besides the nine but `read_graph` (it has none), of the
 /// tools this server has in its shapes.
-const PY_MORE: [&str; 2] = ["add_reflection", "search_reflections"];
+const PY_MORE: [&str; 3] = ["end_relation", "add_reflection", "search_reflections"];
 
 impl Profile {
     /// The profile called `name`; an error naming the profiles there are.
@@ -156,12 +156,18 @@ impl Profile {
         self.names(tool.name) && self.takes(tool)
     }
 
-    /// Whether the profile answers in `tool`'s shape where its name has two: `all` in both,
-    /// `memory-mcp` in the TypeScript seed's, the others in ours.
+    /// Whether the profile answers in `tool`'s shape where its name has several: `all` in
+    /// every one but the Python seed's of the nine (a call to one of the nine must get the
+    /// reference's answer, and the seed's shapes take what the reference refuses),
+    /// `memory-mcp` and `mcp-memory-py` in their seed's (else ours), the others in ours.
     fn takes(self, tool: &ToolDef) -> bool {
+        let seeds = |shape: Shape| {
+            tool.shape == shape || (tool.shape == Shape::Ours && !tool.has_twin(shape))
+        };
         match self {
-            Profile::All => true,
-            Profile::MemoryMcp => tool.shape == Shape::MemoryMcp || !tool.has_twin(),
+            Profile::All => tool.shape != Shape::McpMemoryPy || !NINE.contains(&tool.name),
+            Profile::MemoryMcp => seeds(Shape::MemoryMcp),
+            Profile::McpMemoryPy => seeds(Shape::McpMemoryPy),
             _ => tool.shape == Shape::Ours,
         }
     }
@@ -219,6 +225,6 @@ impl Selection {
             && TOOLS
                 .iter()
                 .zip(&self.listed)
-                .all(|(t, &on)| on == NINE.contains(&t.name))
+                .all(|(t, &on)| on == (NINE.contains(&t.name) && t.shape == Shape::Ours))
     }
 }
