@@ -65,7 +65,7 @@ fn each_profile_lists_its_tools() {
         .chain(TOOLS[to..].iter().map(|t| t.name))
         .collect();
     assert_eq!(names(&listing("mcp-memory-py", "")), py);
-    assert_eq!(py.len(), 11);
+    assert_eq!(py.len(), 12);
     // Every name once: a name with two shapes where it first comes.
     let mut all: Vec<&str> = TOOLS.iter().map(|t| t.name).collect();
     let mut seen = std::collections::HashSet::new();

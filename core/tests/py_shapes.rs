@@ -7,6 +7,7 @@ mod common;
 use std::collections::BTreeMap;
 
 use common::*;
+use mcp_memory_core::embed::Table;
 use mcp_memory_core::model::Relation;
 use mcp_memory_core::testing::MemLog;
 use mcp_memory_core::tools::py::{entity_id, relation_id};
@@ -18,6 +19,8 @@ const T0: u64 = 1_800_000_000_000;
 fn py(log: MemLog) -> mcp_memory_core::Server<MemLog> {
     let mut m = open(log);
     m.set_tools("mcp-memory-py", "").expect("the profile");
+    let table = Table::parse(embedding_table_bytes().to_vec()).expect("the table");
+    m.memory_mut().set_embedding_table(table);
     at(&mut m, T0);
     m
 }
@@ -82,6 +85,10 @@ fn every_listed_tool_answers_the_seeds_shapes_within_its_schemas() {
             json!({"name": "Engine", "observations": ["steam powered"]}),
         ),
         ("search_nodes", json!({"query": "engine"})),
+        (
+            "search_semantic",
+            json!({"query": "who built the calculating machine", "limit": 3}),
+        ),
         (
             "open_nodes",
             json!({"names": ["Ada", "Engine"], "kinds": ["generic"], "include_superseded": true}),
@@ -380,4 +387,62 @@ fn under_all_the_nine_answer_as_the_reference_and_other_names_as_their_arguments
     );
     assert_eq!(seed["reflection"]["target_type"], "entity");
     assert_eq!(seed["reflection"]["target"], "Ada");
+}
+
+#[test]
+fn search_semantic_ranks_by_meaning_and_words_then_by_status_and_time() {
+    let mut m = py(MemLog::new());
+    call_ok(
+        &mut m,
+        "create_entities",
+        json!({"entities": [
+            {"name": "Compiler", "entityType": "Sistema", "observations": ["translates source code into machine instructions"]},
+            {"name": "Old compiler", "entityType": "Sistema", "observations": ["translates source code into machine instructions"], "status": "archivado"},
+            {"name": "Bread", "entityType": "Recurso", "observations": ["a recipe with flour, water and yeast"]},
+        ]}),
+    );
+    let out = call_ok(
+        &mut m,
+        "search_semantic",
+        json!({"query": "software that turns programs into machine code"}),
+    );
+    let results = out["results"].as_array().expect("results");
+    let names: Vec<&str> = results.iter().filter_map(|r| r["name"].as_str()).collect();
+    assert_eq!(names[..2], ["Compiler", "Old compiler"], "{out}");
+    let (active, archived) = (&results[0], &results[1]);
+    assert_eq!(active["routing_strategy"], "hybrid_balanced");
+    assert_eq!(
+        active["scoring"]["temporal_factor"], 1.0,
+        "changed just now"
+    );
+    // Found both ways: relevance is the cosine (1 - distance), times the status's factor.
+    let score = |r: &Value| r["limbic_score"].as_f64().unwrap();
+    let cosine = |r: &Value| 1.0 - r["distance"].as_f64().unwrap();
+    assert!((score(active) - cosine(active)).abs() < 0.001, "{active}");
+    assert!(
+        (score(archived) - 0.5 * cosine(archived)).abs() < 0.001,
+        "archivado halves: {archived}"
+    );
+    assert!(active["rrf_score"].is_number());
+    // A year on, time has lowered every score but not the order.
+    at(&mut m, T0 + 365 * 86_400_000);
+    let later = call_ok(
+        &mut m,
+        "search_semantic",
+        json!({"query": "software that turns programs into machine code", "limit": 1}),
+    );
+    assert_eq!(later["results"].as_array().map(Vec::len), Some(1));
+    assert_eq!(later["results"][0]["name"], "Compiler");
+    let factor = later["results"][0]["scoring"]["temporal_factor"]
+        .as_f64()
+        .unwrap();
+    assert!((factor - 0.4164).abs() < 0.001, "{factor}");
+}
+
+#[test]
+fn search_semantic_without_the_table_says_so() {
+    let mut m = open(MemLog::new());
+    m.set_tools("mcp-memory-py", "").expect("the profile");
+    let err = call_err(&mut m, "search_semantic", json!({"query": "x"}));
+    assert!(err.starts_with("Semantic search is not available"), "{err}");
 }

@@ -223,6 +223,10 @@ const CASES = {
     args: { relation_id: relationId('Bob', 'mentors', 'Alice') },
     check: (r) => assert.ok(r.relation.from === 'Bob' && r.relation.active === false, JSON.stringify(r)),
   },
+  search_semantic: {
+    args: { query: 'a drink made from leaves', limit: 3 },
+    check: (r) => assert.ok(r.results.length <= 3 && r.results.every((h) => typeof h.limbic_score === 'number'), JSON.stringify(r)),
+  },
   search_reflections: {
     args: { query: 'work together' },
     // add_reflection may not have run yet: the answer is then empty, but well formed.
@@ -344,10 +348,10 @@ const CASES = {
 /** The id of history's setup change, as history lists it (undo's case undoes it). */
 let patchOfAcme;
 
-const TOOL_COUNT = 84;
+const TOOL_COUNT = 85;
 
 /**
- * Lists the tools (all 84, each with a case), builds SETUP, then calls every listed tool
+ * Lists the tools (all 85, each with a case), builds SETUP, then calls every listed tool
  * with its case's arguments: none may fail, and a tool that declares an outputSchema must
  * return structuredContent (the SDK client validates it against that schema). Then the graph
  * must show every write.

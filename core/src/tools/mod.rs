@@ -28,6 +28,7 @@ pub mod output;
 pub mod plan;
 pub mod profile;
 pub mod py;
+pub mod py_semantic;
 pub mod query;
 pub mod query_ts;
 pub mod saved_searches;
@@ -335,6 +336,7 @@ pub const TOOLS: &[ToolDef] = &[
     write("end_relation", py::end_relation),
     write("add_reflection", py::add_reflection).mcp_memory_py(),
     read("search_reflections", py::search_reflections).mcp_memory_py(),
+    read("search_semantic", py_semantic::search_semantic),
 ];
 
 /// Adds `extended/reads.json`'s properties to the bounded read tools: their arguments, their

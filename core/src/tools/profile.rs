@@ -133,7 +133,12 @@ const MEMORY_MCP_MORE: [&str; 52] = [
 
 /// What the Python seed lists besides the nine but `read_graph` (it has none), of the
 /// tools this server has in its shapes.
-const PY_MORE: [&str; 3] = ["end_relation", "add_reflection", "search_reflections"];
+const PY_MORE: [&str; 4] = [
+    "end_relation",
+    "add_reflection",
+    "search_reflections",
+    "search_semantic",
+];
 
 impl Profile {
     /// The profile called `name`; an error naming the profiles there are.
