@@ -133,7 +133,17 @@ const MEMORY_MCP_MORE: [&str; 52] = [
 
 /// What the Python seed lists besides the nine but `read_graph` (it has none), of the
 /// tools this server has in its shapes.
-const PY_MORE: [&str; 3] = ["end_relation", "add_reflection", "search_reflections"];
+const PY_MORE: [&str; 9] = [
+    "end_relation",
+    "add_reflection",
+    "search_reflections",
+    "find_split_candidates",
+    "analyze_entity_split",
+    "propose_entity_split_tool",
+    "execute_entity_split_tool",
+    "find_duplicate_observations",
+    "consolidation_report",
+];
 
 impl Profile {
     /// The profile called `name`; an error naming the profiles there are.
