@@ -102,7 +102,7 @@ fn capitalized(word: &str) -> String {
     })
 }
 
-/// Disjoint sets of `0..n` (path halving; the larger root wins a union on ties by index).
+/// Disjoint sets of `0..n` (path halving; a union keeps the smaller root).
 pub struct UnionFind {
     parent: Vec<usize>,
 }
@@ -863,17 +863,24 @@ fn default_containment() -> f64 {
 /// the containment test.
 const LENGTH_RATIO: f64 = 2.0;
 
-/// The seed's containment: the share of the shorter text's distinct tokens found in the
-/// longer one's (1 when it has none).
-fn containment(shorter: &str, longer: &str) -> f64 {
-    let mut small = token_list(shorter);
-    small.sort_unstable();
-    small.dedup();
+/// The distinct tokens of `text`, sorted.
+fn word_set(text: &str) -> Vec<String> {
+    let mut words = token_list(text);
+    words.sort_unstable();
+    words.dedup();
+    words
+}
+
+/// The seed's containment: the share of the shorter text's distinct tokens (`small`, a
+/// [`word_set`]) found in the longer one's (`large`, another); 1 when it has none.
+fn containment(small: &[String], large: &[String]) -> f64 {
     if small.is_empty() {
         return 1.0;
     }
-    let large = token_list(longer);
-    let shared = small.iter().filter(|w| large.contains(w)).count();
+    let shared = small
+        .iter()
+        .filter(|w| large.binary_search(w).is_ok())
+        .count();
     shared as f64 / small.len() as f64
 }
 
@@ -903,19 +910,7 @@ impl DuplicateTest<'_> {
             Some(table) => texts.iter().map(|t| Query::of(table, t)).collect(),
             None => Vec::new(),
         };
-        let token_sets: Vec<Vec<String>> = if self.table.is_none() {
-            texts
-                .iter()
-                .map(|t| {
-                    let mut w = token_list(t);
-                    w.sort_unstable();
-                    w.dedup();
-                    w
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
+        let token_sets: Vec<Vec<String>> = texts.iter().map(|t| word_set(t)).collect();
         let lengths: Vec<usize> = texts.iter().map(|t| t.chars().count()).collect();
         let mut sets = UnionFind::new(n);
         let mut pairs = 0;
@@ -923,7 +918,7 @@ impl DuplicateTest<'_> {
             for j in i + 1..n {
                 let alike = match (vectors.get(i), vectors.get(j)) {
                     (Some(Some(a)), Some(Some(b))) => f64::from(a.cosine_to(b)) >= self.cosine,
-                    _ => !token_sets.is_empty() && token_sets[i] == token_sets[j],
+                    _ => self.table.is_none() && token_sets[i] == token_sets[j],
                 };
                 let (short, long) = if lengths[i] <= lengths[j] {
                     (i, j)
@@ -932,7 +927,7 @@ impl DuplicateTest<'_> {
                 };
                 let duplicate = alike
                     || (lengths[long] as f64 / lengths[short].max(1) as f64 >= LENGTH_RATIO
-                        && containment(texts[short], texts[long]) >= self.contained);
+                        && containment(&token_sets[short], &token_sets[long]) >= self.contained);
                 if duplicate {
                     pairs += 1;
                     sets.union(i, j);
@@ -1303,8 +1298,9 @@ mod tests {
 
     #[test]
     fn containment_counts_the_shorter_texts_tokens_in_the_longer() {
-        assert_eq!(containment("red car", "a red car parked outside"), 1.0);
-        assert_eq!(containment("red bike", "a red car parked outside"), 0.5);
-        assert_eq!(containment("", "anything"), 1.0);
+        let long = word_set("a red car, parked outside; a RED car");
+        assert_eq!(containment(&word_set("Red car"), &long), 1.0);
+        assert_eq!(containment(&word_set("red bike"), &long), 0.5);
+        assert_eq!(containment(&word_set(""), &long), 1.0);
     }
 }
