@@ -551,3 +551,25 @@ fn split_candidates_and_the_report_are_bounded_with_totals() {
     let report = call_ok(&mut m, "consolidation_report", json!({"stale_days": 365}));
     assert_eq!(report["summary"]["stale_entities_count"], 0);
 }
+
+#[test]
+fn a_proposed_name_that_exists_is_made_unique() {
+    let mut m = py(MemLog::new());
+    let obs = two_topics();
+    let obs: Vec<&str> = obs.iter().map(String::as_str).collect();
+    create(&mut m, "Diary", "Sesion", &obs);
+    create(&mut m, "Diary - Database", "Sesion", &[]);
+    let out = call_ok(
+        &mut m,
+        "propose_entity_split_tool",
+        json!({"entity_name": "Diary"}),
+    );
+    let names: Vec<&str> = out["proposal"]["suggested_splits"]
+        .as_array()
+        .expect("splits")
+        .iter()
+        .map(|s| s["name"].as_str().expect("name"))
+        .collect();
+    assert!(names.contains(&"Diary - Database (2)"), "{names:?}");
+    assert!(!names.contains(&"Diary - Database"), "{names:?}");
+}
