@@ -105,6 +105,21 @@ fn every_listed_tool_answers_the_seeds_shapes_within_its_schemas() {
             "end_relation",
             json!({"relation_id": rid("Babbage", "diseño", "Engine")}),
         ),
+        ("find_split_candidates", json!({"limit": 5})),
+        ("analyze_entity_split", json!({"entity_name": "Ada"})),
+        ("propose_entity_split_tool", json!({"entity_name": "Ada"})),
+        (
+            "find_duplicate_observations",
+            json!({"entity_name": "Ada", "threshold": 0.9, "containment_threshold": 0.8}),
+        ),
+        (
+            "consolidation_report",
+            json!({"stale_days": 30, "limit": 5}),
+        ),
+        (
+            "execute_entity_split_tool",
+            json!({"entity_name": "Babbage", "approved_splits": [{"name": "Babbage - Engine", "observations": ["designed the engine"]}], "parent_entity_name": "Ada"}),
+        ),
         (
             "delete_relations",
             json!({"relations": [{"from": "Ada", "to": "Babbage", "relationType": "colabora_con"}]}),

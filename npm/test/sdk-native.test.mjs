@@ -343,15 +343,47 @@ const CASES = {
     },
     check: (r) => assert.ok(r.entitiesAdded === 1 && r.relationsAdded === 1 && r.errors.length === 0, JSON.stringify(r)),
   },
+  // The Python MCP Memory v2's hygiene tools (Alice is far within her type's threshold).
+  find_split_candidates: {
+    args: { limit: 5 },
+    check: (r) => assert.ok(Array.isArray(r.candidates) && r.total >= r.candidates.length, JSON.stringify(r)),
+  },
+  analyze_entity_split: {
+    args: { entity_name: 'Alice' },
+    check: (r) => assert.ok(r.analysis.entity_name === 'Alice' && r.analysis.needs_split === false, JSON.stringify(r)),
+  },
+  propose_entity_split_tool: { args: { entity_name: 'Alice' }, check: (r) => assert.equal(r.proposal, null) },
+  // Diary, made for it, gives one observation to a new entity, Diary - Tea.
+  execute_entity_split_tool: {
+    setup: (client) =>
+      client.callTool({ name: 'create_entities', arguments: { entities: [entity('Diary', 'thing', ['tea at noon', 'chess at night'])] } }),
+    args: { entity_name: 'Diary', approved_splits: [{ name: 'Diary - Tea', observations: ['tea at noon'] }] },
+    check: (r) =>
+      assert.deepEqual(r.result, {
+        new_entities: ['Diary - Tea'],
+        moved_observations: 1,
+        relations_created: 2,
+        original_observations_remaining: 1,
+        parent: 'Diary',
+      }),
+  },
+  find_duplicate_observations: {
+    args: { entity_name: 'Alice' },
+    check: (r) => assert.ok(r.entity === 'Alice' && Array.isArray(r.clusters), JSON.stringify(r)),
+  },
+  consolidation_report: {
+    args: { stale_days: 30, limit: 5 },
+    check: (r) => assert.ok(r.summary.total_entities >= 3 && r.large_entities.length <= 5, JSON.stringify(r)),
+  },
 };
 
 /** The id of history's setup change, as history lists it (undo's case undoes it). */
 let patchOfAcme;
 
-const TOOL_COUNT = 85;
+const TOOL_COUNT = 91;
 
 /**
- * Lists the tools (all 85, each with a case), builds SETUP, then calls every listed tool
+ * Lists the tools (all 91, each with a case), builds SETUP, then calls every listed tool
  * with its case's arguments: none may fail, and a tool that declares an outputSchema must
  * return structuredContent (the SDK client validates it against that schema). Then the graph
  * must show every write.
@@ -395,14 +427,17 @@ async function callEveryTool(client) {
   // Every write took effect, whatever the order of the calls.
   const { structuredContent: graph } = await client.callTool({ name: 'read_graph', arguments: {} });
   const byName = Object.fromEntries(graph.entities.map((e) => [e.name, e]));
-  assert.deepEqual(Object.keys(byName).sort(), ['Acme', 'Alice', 'Bob', 'Created', 'Dst', 'Imported']);
+  assert.deepEqual(Object.keys(byName).sort(), ['Acme', 'Alice', 'Bob', 'Created', 'Diary', 'Diary - Tea', 'Dst', 'Imported']);
   assert.deepEqual(byName.Alice.observations, ['likes tea']);
   assert.deepEqual(byName.Bob.observations.toSorted(), ['plays chess', 'plays go', 'upserted fact']);
   assert.deepEqual(byName.Dst.observations, ['the original', 'a duplicate']);
+  assert.deepEqual([byName.Diary.observations, byName['Diary - Tea'].observations], [['chess at night'], ['tea at noon']]);
   assert.deepEqual(graph.relations.map((r) => `${r.from} ${r.relationType} ${r.to}`).sort(), [
     'Alice knows Bob',
     'Alice visits Acme',
     'Bob works_at Acme',
+    'Diary - Tea parte_de Diary',
+    'Diary contiene Diary - Tea',
     'Dst works_at Acme',
     'Imported mentions Acme',
   ]);

@@ -96,11 +96,7 @@ impl VectorIndex {
 
     /// The query vector of `text`, or `None` if no token of it has a row.
     pub fn query(&self, text: &str) -> Option<Query> {
-        let mut embedder = self.table.embedder();
-        embedder.add(text);
-        let mut codes = vec![0; self.dims()];
-        let scale = embedder.finish_codes(&mut codes);
-        (scale > 0.0).then_some(Query { codes, scale })
+        Query::of(&self.table, text)
     }
 
     /// Slot `slot`'s vector as a query (to find its neighbours), if it has one.
@@ -162,6 +158,21 @@ impl VectorIndex {
 }
 
 impl Query {
+    /// The quantised vector of `text` embedded with `table`, or `None` if no token of it
+    /// has a row.
+    pub fn of(table: &Table, text: &str) -> Option<Query> {
+        let mut embedder = table.embedder();
+        embedder.add(text);
+        let mut codes = vec![0; table.dims()];
+        let scale = embedder.finish_codes(&mut codes);
+        (scale > 0.0).then_some(Query { codes, scale })
+    }
+
+    /// The cosine of this vector and `other` (of the same table).
+    pub fn cosine_to(&self, other: &Query) -> f32 {
+        self.cosine(&other.codes, other.scale)
+    }
+
     /// The cosine of this query and a vector of these codes and scale.
     #[inline(always)]
     fn cosine(&self, codes: &[i8], scale: f32) -> f32 {

@@ -28,6 +28,7 @@ pub mod output;
 pub mod plan;
 pub mod profile;
 pub mod py;
+pub mod py_hygiene;
 pub mod py_semantic;
 pub mod query;
 pub mod query_ts;
@@ -58,7 +59,7 @@ use validate::{Issue, Problem};
 const CATALOG_JSON: &str = include_str!("catalog.json");
 
 /// The tools mcp-memory adds, after the nine: `{"tools": [...]}` each, in listing order.
-const EXTENDED_JSON: [&str; 17] = [
+const EXTENDED_JSON: [&str; 18] = [
     include_str!("extended/writes.json"),
     include_str!("extended/graph.json"),
     include_str!("extended/search.json"),
@@ -76,6 +77,7 @@ const EXTENDED_JSON: [&str; 17] = [
     include_str!("extended/io.json"),
     include_str!("extended/export_memory_mcp.json"),
     include_str!("extended/py.json"),
+    include_str!("extended/py_hygiene.json"),
 ];
 
 /// The definitions listed for a name whose two shapes a memory both answers
@@ -337,6 +339,21 @@ pub const TOOLS: &[ToolDef] = &[
     write("add_reflection", py::add_reflection).mcp_memory_py(),
     read("search_reflections", py::search_reflections).mcp_memory_py(),
     read("search_semantic", py_semantic::search_semantic),
+    read("find_split_candidates", py_hygiene::find_split_candidates),
+    read("analyze_entity_split", py_hygiene::analyze_entity_split),
+    read(
+        "propose_entity_split_tool",
+        py_hygiene::propose_entity_split_tool,
+    ),
+    write(
+        "execute_entity_split_tool",
+        py_hygiene::execute_entity_split_tool,
+    ),
+    read(
+        "find_duplicate_observations",
+        py_hygiene::find_duplicate_observations,
+    ),
+    read("consolidation_report", py_hygiene::consolidation_report),
 ];
 
 /// Adds `extended/reads.json`'s properties to the bounded read tools: their arguments, their

@@ -133,11 +133,17 @@ const MEMORY_MCP_MORE: [&str; 52] = [
 
 /// What the Python seed lists besides the nine but `read_graph` (it has none), of the
 /// tools this server has in its shapes.
-const PY_MORE: [&str; 4] = [
+const PY_MORE: [&str; 10] = [
     "end_relation",
     "add_reflection",
     "search_reflections",
     "search_semantic",
+    "find_split_candidates",
+    "analyze_entity_split",
+    "propose_entity_split_tool",
+    "execute_entity_split_tool",
+    "find_duplicate_observations",
+    "consolidation_report",
 ];
 
 impl Profile {

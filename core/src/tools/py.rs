@@ -105,12 +105,12 @@ impl<'a> EntityOut<'a> {
 
 /// The answer `out`: its JSON, pretty, as the text and the same object as
 /// structuredContent.
-fn answer<T: Serialize>(out: &T) -> String {
+pub(super) fn answer<T: Serialize>(out: &T) -> String {
     super::output::success(&json::pretty(out), out)
 }
 
 /// The oldest entity called `name`, or an error naming `field`.
-fn named(g: &Graph, field: &str, name: &str) -> Result<EntityId, String> {
+pub(super) fn named(g: &Graph, field: &str, name: &str) -> Result<EntityId, String> {
     g.first_named(name)
         .ok_or_else(|| format!("{field}: no entity is named {name:?}"))
 }
