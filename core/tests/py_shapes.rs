@@ -257,6 +257,8 @@ fn add_observations_supersedes_and_open_nodes_filters_kinds_and_history() {
     assert_eq!(obs.as_array().map(Vec::len), Some(1));
     assert_eq!(obs[0]["content"], "wrote the first program");
     assert_eq!(obs[0]["superseded_at"], "2027-01-15 08:01:00");
+    let every = call_ok(&mut m, "open_nodes", json!({"names": ["Ada"], "kinds": []}));
+    assert_eq!(every, current, "an empty kinds list is every kind");
     let err = call_err(
         &mut m,
         "add_observations",

@@ -614,7 +614,9 @@ fn opened<'g>(g: &'g Graph, id: EntityId, args: &OpenArgs<'_>) -> OpenedOut<'g> 
         .filter(|f| args.include_superseded || f.superseded == 0)
         .filter(|f| {
             let kind = f.kind.unwrap_or("generic");
-            args.kinds.as_ref().is_none_or(|k| k.contains(&kind))
+            // No kinds, or an empty list, is every kind (as in the seed).
+            let kinds = args.kinds.as_ref().filter(|k| !k.is_empty());
+            kinds.is_none_or(|k| k.contains(&kind))
         })
         .map(|f| ObservationOut {
             id: f.id,
