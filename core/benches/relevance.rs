@@ -217,7 +217,14 @@ fn dump(corpus: &Corpus, dir: &PathBuf) -> std::io::Result<()> {
 }
 
 /// The systems measured: these, then one per entry of [`HYBRID_WEIGHTS`].
-const FIXED: [&str; 5] = ["search", "search_nodes", "bm25", "semantic", "hybrid"];
+const FIXED: [&str; 6] = [
+    "search",
+    "search_nodes",
+    "bm25",
+    "semantic",
+    "hybrid",
+    "search_semantic",
+];
 
 /// How many systems are measured.
 const SYSTEMS: usize = FIXED.len() + HYBRID_WEIGHTS.len();
@@ -405,6 +412,15 @@ fn main() {
         let mut nodes = names(&found["entities"]);
         nodes.truncate(10);
         times[1].push(took);
+        // The Python seed's search_semantic (profile mcp-memory-py): fused ranks, re-ranked.
+        let (found, took) = call(
+            &mut memory,
+            id + 1,
+            "search_semantic",
+            json!({"query": q.text, "limit": 10}),
+        );
+        let py_semantic = names(&found["results"]);
+        times[5].push(took);
         let start = Instant::now();
         let top = bm25.top(&q.text, 10);
         times[2].push(start.elapsed());
@@ -442,7 +458,17 @@ fn main() {
             t.push(took);
         }
         let [h1, h2, h3] = fused;
-        let hits = [search, nodes, baseline, semantic, hybrid, h1, h2, h3];
+        let hits = [
+            search,
+            nodes,
+            baseline,
+            semantic,
+            hybrid,
+            py_semantic,
+            h1,
+            h2,
+            h3,
+        ];
         for s in 0..SYSTEMS {
             outcomes[n][s] = outcome(&hits[s], &answers);
         }
@@ -479,7 +505,7 @@ fn main() {
     }
     println!();
     println!(
-        "{:<13} {:<11} {:>4}  {:>6} {:>6} {:>6} {:>8} {:>6}",
+        "{:<15} {:<11} {:>4}  {:>6} {:>6} {:>6} {:>8} {:>6}",
         "system", "category", "n", "R@5", "R@10", "MRR", "both@10", "empty"
     );
     for s in 0..SYSTEMS {
@@ -506,7 +532,7 @@ fn main() {
                 "-".to_string()
             };
             println!(
-                "{:<13} {:<11} {:>4}  {:>6.3} {:>6.3} {:>6.3} {:>8} {:>6.3}",
+                "{:<15} {:<11} {:>4}  {:>6.3} {:>6.3} {:>6.3} {:>8} {:>6.3}",
                 if category.is_none() { &system } else { "" },
                 category.map_or("all", Category::label),
                 picked.len(),
@@ -538,11 +564,11 @@ fn main() {
         let p95 = percentile(times, 0.95);
         let note = match s {
             2 => " (the baseline's own scoring, no JSON)",
-            5.. => " (embedding the question and a cosine per entity here, f32, no JSON)",
+            6.. => " (embedding the question and a cosine per entity here, f32, no JSON)",
             _ => "",
         };
         println!(
-            "  {system:<13} median {:>10}  p95 {:>10}{note}",
+            "  {system:<15} median {:>10}  p95 {:>10}{note}",
             micros(median),
             micros(p95)
         );
@@ -570,7 +596,7 @@ fn main() {
                     let rank = outcomes[n][s]
                         .first
                         .map_or("-".to_string(), |r| (r + 1).to_string());
-                    println!("    {system:<13} rank {rank:>2}, top 3:");
+                    println!("    {system:<15} rank {rank:>2}, top 3:");
                     for h in tops[n][s].iter().take(3) {
                         let mark = if answers.contains(h) { "*" } else { " " };
                         let text: String = texts[h.as_str()].chars().take(90).collect();
