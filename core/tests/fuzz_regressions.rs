@@ -125,3 +125,32 @@ fn a_checkpoint_appended_to_an_empty_log_is_its_state() {
     let page = call_ok(&mut memory, "read_graph", json!({}));
     assert_eq!(entity_names(&page), ["a"]);
 }
+
+/// fuzz `handle`, on the seed corpus's `mcp-memory-py-core` session ("export_log does not
+/// reopen to the same graph"): a relation ended while the host had given no time ended at
+/// 0, and a snapshot restates an ended relation with its end time, 0 meaning "holds" — so
+/// the compacted log brought it back. An end time is now never 0.
+#[test]
+fn a_relation_ended_without_a_time_stays_ended_in_the_compacted_log() {
+    use mcp_memory_core::{Contents, Server, frame};
+
+    let mut memory = open(MemLog::new());
+    call_ok(
+        &mut memory,
+        "create_relations",
+        json!({"relations": [{"from": "a", "to": "b", "relationType": "r"}]}),
+    );
+    call_ok(
+        &mut memory,
+        "end_relations",
+        json!({"relations": [{"from": "a", "to": "b", "relationType": "r"}]}),
+    );
+    let live = memory.memory_mut().export_jsonl().expect("exports");
+    assert!(live.is_empty(), "the relation ended");
+    let bytes = memory.memory_mut().export_log().expect("compacts");
+    let scan = frame::scan(&bytes).expect("scans");
+    let records = scan.records.iter().map(|r| r.to_vec()).collect();
+    let (mut reopened, _) =
+        Server::open(MemLog::holding(Contents::Records(records))).expect("opens");
+    assert_eq!(reopened.memory_mut().export_jsonl().expect("exports"), live);
+}

@@ -91,6 +91,9 @@ impl Graph {
                     .for_each(|r| self.insert_relation(&r.relation, at, r.context));
             }
             Op::EndRelations(list) => {
+                // An end time is never 0, which a restated relation (`PutRelations`) reads
+                // as "holds": without the host's time, a relation ends at the first instant.
+                let at = at.max(1);
                 list.iter().for_each(|r| self.remove_triple(r, Some(at)));
                 self.repack_if_sparse(observer);
             }
