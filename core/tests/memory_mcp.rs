@@ -4,8 +4,6 @@
 
 mod common;
 
-use std::collections::BTreeMap;
-
 use common::*;
 use mcp_memory_core::embed::Table;
 use mcp_memory_core::testing::MemLog;
@@ -207,32 +205,7 @@ fn every_memory_mcp_tool_answers_its_seeds_shapes_within_its_schemas() {
     let table = Table::parse(embedding_table_bytes().to_vec()).expect("the table");
     m.memory_mut().set_embedding_table(table);
     at(&mut m, T0);
-    let listed = request(&mut m, "tools/list", json!({}));
-    let tools: BTreeMap<String, Value> = listed["result"]["tools"]
-        .as_array()
-        .expect("tools")
-        .iter()
-        .map(|t| (t["name"].as_str().expect("name").to_string(), t.clone()))
-        .collect();
-    let calls = calls();
-    let mut called: Vec<&str> = calls.iter().map(|(name, _)| *name).collect();
-    called.sort_unstable();
-    assert_eq!(
-        called,
-        tools.keys().map(String::as_str).collect::<Vec<_>>(),
-        "one call per listed tool"
-    );
-    for (name, args) in calls {
-        let tool = &tools[name];
-        let input = schema_violation(&tool["inputSchema"], &args, "arguments");
-        assert_eq!(input, None, "{name}");
-        let result = call(&mut m, name, args);
-        assert!(result.get("isError").is_none(), "{name}: {result}");
-        assert!(result["content"][0]["text"].is_string(), "{name}: {result}");
-        let structured = &result["structuredContent"];
-        let output = schema_violation(&tool["outputSchema"], structured, name);
-        assert_eq!(output, None, "{name}: {structured}");
-    }
+    call_every_listed_tool(&mut m, calls());
 }
 
 #[test]

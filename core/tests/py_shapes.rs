@@ -4,8 +4,6 @@
 
 mod common;
 
-use std::collections::BTreeMap;
-
 use common::*;
 use mcp_memory_core::embed::Table;
 use mcp_memory_core::model::Relation;
@@ -60,13 +58,6 @@ fn seeded() -> (mcp_memory_core::Server<MemLog>, MemLog) {
 #[test]
 fn every_listed_tool_answers_the_seeds_shapes_within_its_schemas() {
     let (mut m, _) = seeded();
-    let listed = request(&mut m, "tools/list", json!({}));
-    let tools: BTreeMap<String, Value> = listed["result"]["tools"]
-        .as_array()
-        .expect("tools")
-        .iter()
-        .map(|t| (t["name"].as_str().expect("name").to_string(), t.clone()))
-        .collect();
     let calls = vec![
         (
             "create_entities",
@@ -126,31 +117,13 @@ fn every_listed_tool_answers_the_seeds_shapes_within_its_schemas() {
         ),
         ("delete_entities", json!({"entityNames": ["Engine"]})),
     ];
-    let mut called: Vec<&str> = calls.iter().map(|(name, _)| *name).collect();
-    called.sort_unstable();
-    assert_eq!(
-        called,
-        tools.keys().map(String::as_str).collect::<Vec<_>>(),
-        "one call per listed tool"
-    );
-    for (name, args) in calls {
-        let tool = &tools[name];
-        assert_eq!(
-            schema_violation(&tool["inputSchema"], &args, "arguments"),
-            None,
-            "{name}"
-        );
-        let result = call(&mut m, name, args);
-        assert!(result.get("isError").is_none(), "{name}: {result}");
-        let structured = &result["structuredContent"];
-        assert_eq!(
-            schema_violation(&tool["outputSchema"], structured, name),
-            None,
-            "{name}: {structured}"
-        );
+    for (name, result) in call_every_listed_tool(&mut m, calls) {
         if name != "delete_relations" && name != "delete_entities" {
             let text: Value = serde_json::from_str(text(&result)).expect("the text is JSON");
-            assert_eq!(&text, structured, "{name}: the text is the object");
+            assert_eq!(
+                text, result["structuredContent"],
+                "{name}: the text is the object"
+            );
         }
     }
 }

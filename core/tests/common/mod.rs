@@ -508,3 +508,41 @@ pub fn schema_violation(schema: &Value, value: &Value, at: &str) -> Option<Strin
     }
     None
 }
+
+/// Calls each of `calls` once, in order: together they must name every tool tools/list
+/// lists, each once; each call's arguments must fit its tool's input schema, and it must
+/// succeed with a text item and structuredContent fitting the output schema. Returns each
+/// call's name and result, for checks of the caller's own.
+pub fn call_every_listed_tool<'c, L: Log>(
+    m: &mut Server<L>,
+    calls: Vec<(&'c str, Value)>,
+) -> Vec<(&'c str, Value)> {
+    let listed = request(m, "tools/list", json!({}));
+    let tools: std::collections::BTreeMap<String, Value> = listed["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| (t["name"].as_str().expect("name").to_string(), t.clone()))
+        .collect();
+    let mut called: Vec<&str> = calls.iter().map(|(name, _)| *name).collect();
+    called.sort_unstable();
+    assert_eq!(
+        called,
+        tools.keys().map(String::as_str).collect::<Vec<_>>(),
+        "one call per listed tool"
+    );
+    let mut results = Vec::with_capacity(calls.len());
+    for (name, args) in calls {
+        let tool = &tools[name];
+        let input = schema_violation(&tool["inputSchema"], &args, "arguments");
+        assert_eq!(input, None, "{name}");
+        let result = call(m, name, args);
+        assert!(result.get("isError").is_none(), "{name}: {result}");
+        assert!(result["content"][0]["text"].is_string(), "{name}: {result}");
+        let structured = &result["structuredContent"];
+        let output = schema_violation(&tool["outputSchema"], structured, name);
+        assert_eq!(output, None, "{name}: {structured}");
+        results.push((name, result));
+    }
+    results
+}
