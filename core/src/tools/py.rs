@@ -815,11 +815,10 @@ fn reflection_target<'g>(
         }
         "relation" => {
             let id = number()?;
-            g.relations()
-                .map(|(_, r)| g.relation_text(r))
-                .find(|r| relation_id(r) == id)
-                .map(Target::Relation)
-                .ok_or_else(|| format!("target_id: no holding relation has id {id}"))
+            match relation_with_id(g, id) {
+                Some((r, 0)) => Ok(Target::Relation(g.relation_text(&r))),
+                _ => Err(format!("target_id: no holding relation has id {id}")),
+            }
         }
         "session" => Ok(Target::Session(t.by.session)),
         other => Err(format!(
