@@ -12,7 +12,7 @@ mod common;
 
 use common::*;
 use mcp_memory_core::Server;
-use mcp_memory_core::tools::Ctx;
+use mcp_memory_core::tools::{Ctx, Uses};
 use serde_json::{Value, json};
 
 fn tool_line(tool: &str, args: Value) -> String {
@@ -36,13 +36,14 @@ fn main() {
     });
 }
 
-/// What the tool functions read, from a server.
-fn ctx(m: &Server<MemLog>) -> Ctx<'_> {
+/// What the tool functions read, from a server (the uses they note are dropped).
+fn ctx<'a>(m: &'a Server<MemLog>, uses: &'a Uses) -> Ctx<'a> {
     Ctx {
         graph: m.memory().graph(),
         indexes: m.memory().indexes(),
         by: Default::default(),
         now: 0,
+        uses,
     }
 }
 
@@ -111,7 +112,7 @@ fn timings(layout: &str, ends: impl Fn(usize, usize) -> (usize, usize)) {
         black_box(m.memory().graph().first_named(black_box(&names[i])));
     });
     report("get_entity (tool function, args built)", 20_000, &mut |i| {
-        black_box(graph_tools::get_entity(ctx(&m), &args[i]).unwrap());
+        black_box(graph_tools::get_entity(ctx(&m, &Uses::default()), &args[i]).unwrap());
     });
     report("get_entity (Server::handle)", 20_000, &mut |i| {
         black_box(m.handle(&tool_line("get_entity", json!({ "name": name(i) }))));
@@ -119,7 +120,7 @@ fn timings(layout: &str, ends: impl Fn(usize, usize) -> (usize, usize)) {
     let mut lengths = [0usize; 18];
     report("find_path maxDepth 16 (tool function)", 2_000, &mut |i| {
         let args = json!({"from": name(i), "to": name(i * 31 + 17), "maxDepth": 16});
-        let out = graph_tools::find_path(ctx(&m), &args).unwrap();
+        let out = graph_tools::find_path(ctx(&m, &Uses::default()), &args).unwrap();
         let v: Value = serde_json::from_str(&out).unwrap();
         let found = &v["structuredContent"];
         let len = found["relations"].as_array().unwrap().len();
@@ -136,7 +137,7 @@ fn timings(layout: &str, ends: impl Fn(usize, usize) -> (usize, usize)) {
     });
     report("get_neighbors depth 2 (tool function)", 2_000, &mut |i| {
         let args = json!({"name": name(i), "depth": 2});
-        black_box(graph_tools::get_neighbors(ctx(&m), &args).unwrap());
+        black_box(graph_tools::get_neighbors(ctx(&m, &Uses::default()), &args).unwrap());
     });
     report("get_neighbors depth 2 (Server::handle)", 2_000, &mut |i| {
         black_box(m.handle(&tool_line(
@@ -258,7 +259,8 @@ fn timings(layout: &str, ends: impl Fn(usize, usize) -> (usize, usize)) {
     // same, unbounded) is timed.
     use mcp_memory_core::tools::{export, import};
     let exported = |format: &str| -> String {
-        let answer = export::export_graph(ctx(&m), &json!({ "format": format })).unwrap();
+        let answer =
+            export::export_graph(ctx(&m, &Uses::default()), &json!({ "format": format })).unwrap();
         let answer: Value = serde_json::from_str(&answer).unwrap();
         answer["content"][0]["text"].as_str().unwrap().to_string()
     };
@@ -268,7 +270,7 @@ fn timings(layout: &str, ends: impl Fn(usize, usize) -> (usize, usize)) {
         let args = json!({ "format": format });
         let label = format!("export_graph {format} (seed's, tool function)");
         report(&label, 5, &mut |_| {
-            black_box(export::export_graph(ctx(&m), &args).unwrap());
+            black_box(export::export_graph(ctx(&m, &Uses::default()), &args).unwrap());
         });
         println!("{:<44} {} bytes", "", exported(format).len());
     }
@@ -283,7 +285,7 @@ fn timings(layout: &str, ends: impl Fn(usize, usize) -> (usize, usize)) {
             let mut e = open(MemLog::new());
             let t = Instant::now();
             let plan = import::import(
-                ctx(&e),
+                ctx(&e, &Uses::default()),
                 format,
                 &text,
                 import::Strategy::Skip,

@@ -315,3 +315,43 @@ pub struct Restore<'a> {
     #[serde(borrow)]
     pub put_relations: Vec<RelationState<'a>>,
 }
+
+/// How entities were used (read back by the salience ranking): accesses and entities
+/// returned together, each counted. Added, never replaced: a process logs what it saw
+/// since it last logged, so processes sharing a memory sum their counts, and a snapshot
+/// restates the totals as one.
+#[derive(Serialize, Deserialize, Debug, PartialEq, Eq, Clone, Default)]
+pub struct Usage<'a> {
+    /// Accesses, per entity and day.
+    #[serde(borrow)]
+    pub accesses: Vec<Access<'a>>,
+    /// Entities returned together, per pair.
+    #[serde(borrow)]
+    pub pairs: Vec<CoUse<'a>>,
+}
+
+/// An entity's accesses on one day.
+#[derive(Serialize, Deserialize, Debug, PartialEq, Eq, Clone, Copy)]
+pub struct Access<'a> {
+    /// The entity's name.
+    pub entity: &'a str,
+    /// The day (days since the Unix epoch, UTC).
+    pub day: u32,
+    /// How many times.
+    pub count: u32,
+    /// When the last of them was.
+    pub last: Millis,
+}
+
+/// Two entities returned together (the first name sorts before the second).
+#[derive(Serialize, Deserialize, Debug, PartialEq, Eq, Clone, Copy)]
+pub struct CoUse<'a> {
+    /// One entity's name.
+    pub a: &'a str,
+    /// The other's.
+    pub b: &'a str,
+    /// How many times.
+    pub count: u32,
+    /// When the last of them was.
+    pub last: Millis,
+}

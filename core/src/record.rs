@@ -33,6 +33,7 @@ pub use checkpoint::{
 use crate::model::{
     Archived, Entity, EntityPatch, EntityState, Millis, NewFacts, NewReflection, NewRelation,
     Observations, Provenance, Reflection, Relation, RelationState, Restore, SavedSearch, TagAlias,
+    Usage,
 };
 
 /// One operation on the graph. The first six are the reference's changes; the rest carry
@@ -115,10 +116,14 @@ pub enum Op<'a> {
     /// Remove the archived entities of these names from the archive.
     #[serde(borrow)]
     RemoveArchived(Vec<&'a str>),
+    /// Add these uses of entities to the counts (logged unstamped: not a change anyone
+    /// made, so history and undo pass it by).
+    #[serde(borrow)]
+    Used(Usage<'a>),
 }
 
 /// The names of [`Op`]'s variants, by index (snake case, as reports print them).
-pub const OP_NAMES: [&str; 24] = [
+pub const OP_NAMES: [&str; 25] = [
     "create_entities",
     "create_relations",
     "add_observations",
@@ -143,6 +148,7 @@ pub const OP_NAMES: [&str; 24] = [
     "remove_saved_searches",
     "put_archived",
     "remove_archived",
+    "used",
 ];
 
 impl Op<'_> {
@@ -173,6 +179,7 @@ impl Op<'_> {
             Op::RemoveSavedSearches(_) => 21,
             Op::PutArchived(_) => 22,
             Op::RemoveArchived(_) => 23,
+            Op::Used(_) => 24,
         }
     }
 

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use common::*;
 use mcp_memory_core::frame;
 use mcp_memory_core::graph::Graph;
+use mcp_memory_core::model::{Access, CoUse, Usage};
 use mcp_memory_core::model::{
     Archived, Entity, EntityPatch, EntityState, Fact, NewFact, NewFacts, NewReflection,
     NewRelation, Observations, Provenance, Reflection, Relation, RelationState, Restore,
@@ -44,6 +45,9 @@ const SAVED_EXPECTED: &str = "v2-saved.expected.json";
 /// Added with the archive.
 const ARCHIVE_LOG: &str = "v2-archive.mcpmem";
 const ARCHIVE_EXPECTED: &str = "v2-archive.expected.json";
+
+const USAGE_LOG: &str = "v2-usage.mcpmem";
+const USAGE_EXPECTED: &str = "v2-usage.expected.json";
 
 /// Which variant of the wire format a record is: a single op of the first format (0–5), a
 /// batch (6) or a stamped change (7). Kept in step with `record::Wire` by hand: a new wire
@@ -610,6 +614,107 @@ fn archive_records() -> Vec<Record<'static>> {
     ]
 }
 
+/// Uses of three entities (and of a name no entity has), added to, then one entity deleted
+/// (its counts and pairs go): the `usage` fixture.
+fn usage_records() -> Vec<Record<'static>> {
+    let day = (T0 / 86_400_000) as u32;
+    let access = |entity, day, count, last| Access {
+        entity,
+        day,
+        count,
+        last,
+    };
+    let pair = |a, b, count, last| CoUse { a, b, count, last };
+    vec![
+        Record {
+            stamp: Some(Stamp {
+                at: T0,
+                by: Agent::New(Provenance::default()),
+            }),
+            ops: vec![Op::CreateEntities(vec![
+                Entity {
+                    name: "A",
+                    entity_type: "t",
+                    observations: vec![],
+                },
+                Entity {
+                    name: "B",
+                    entity_type: "t",
+                    observations: vec![],
+                },
+                Entity {
+                    name: "C",
+                    entity_type: "t",
+                    observations: vec![],
+                },
+            ])],
+        },
+        Record::from(Op::Used(Usage {
+            accesses: vec![
+                access("A", day, 2, T0 + 5),
+                access("B", day, 1, T0 + 5),
+                access("C", day, 1, T0 + 6),
+                access("nobody", day, 9, T0 + 6),
+            ],
+            pairs: vec![
+                pair("A", "B", 1, T0 + 5),
+                pair("A", "C", 1, T0 + 6),
+                pair("A", "nobody", 1, T0 + 6),
+            ],
+        })),
+        Record::from(Op::Used(Usage {
+            accesses: vec![
+                access("A", day, 1, T0 + 7),
+                access("A", day + 1, 3, T0 + 86_400_000),
+            ],
+            pairs: vec![pair("A", "B", 2, T0 + 7)],
+        })),
+        Record {
+            stamp: Some(Stamp {
+                at: T0 + 86_400_001,
+                by: Agent::Known(0),
+            }),
+            ops: vec![Op::DeleteEntities(vec!["C"])],
+        },
+    ]
+}
+
+/// Writes the `usage` fixture (once, like the others).
+#[test]
+#[ignore = "writes the frozen fixture files; run once per new variant, never again"]
+fn write_usage_fixture() {
+    write_state_fixture(USAGE_LOG, USAGE_EXPECTED, &usage_records());
+}
+
+/// The frozen `usage` log replays to its expected counts (added up, a name no entity has
+/// passed by, a deleted entity's counts and pairs gone), re-encodes to its bytes, and its
+/// snapshot restates the same counts.
+#[test]
+fn usage_log_replays_to_expected_counts_and_snapshots_to_them() {
+    let (graph, state) = frozen_state(USAGE_LOG, USAGE_EXPECTED, &usage_records());
+    let a = graph.usage(graph.strings().lookup("A").unwrap()).unwrap();
+    assert_eq!(a.count(), 6);
+    assert_eq!(a.days.len(), 2);
+    assert_eq!(
+        a.with(graph.strings().lookup("B").unwrap()).map(|w| w.0),
+        Some(3)
+    );
+    assert_eq!(
+        a.with.len(),
+        1,
+        "C's pair went with C; nobody's was never counted"
+    );
+    assert_eq!(state["usage"]["pairs"].as_array().unwrap().len(), 1);
+    assert_eq!(state_of(&replayed_graph(&graph.snapshot())), state);
+    let mut checkpointed = Graph::default();
+    checkpointed.apply_entry(0, &graph.checkpoint()).unwrap();
+    assert_eq!(
+        state_of(&checkpointed),
+        state,
+        "a checkpoint restates the counts"
+    );
+}
+
 /// Writes the `archive` fixture (once, like the others).
 #[test]
 #[ignore = "writes the frozen fixture files; run once per new variant, never again"]
@@ -621,18 +726,7 @@ fn write_archive_fixture() {
 /// still archived), re-encodes to its bytes, and its snapshot replays to the same state.
 #[test]
 fn archive_log_replays_to_expected_state_and_snapshots_to_it() {
-    let bytes = std::fs::read(fixture(ARCHIVE_LOG)).expect("the committed archive fixture");
-    let scan = frame::scan(&bytes).unwrap();
-    for (payload, written) in scan.records.iter().zip(&archive_records()) {
-        let decoded = Record::decode(payload).expect("decodes");
-        assert_eq!(&decoded, written);
-        assert_eq!(decoded.encode(), *payload);
-    }
-    let payloads: Vec<Vec<u8>> = scan.records.iter().map(|r| r.to_vec()).collect();
-    let graph = replayed_graph(&payloads);
-    let state = state_of(&graph);
-    let text = std::fs::read_to_string(fixture(ARCHIVE_EXPECTED)).unwrap();
-    assert_eq!(state, serde_json::from_str::<Value>(&text).unwrap());
+    let (graph, state) = frozen_state(ARCHIVE_LOG, ARCHIVE_EXPECTED, &archive_records());
     assert_eq!(state["entities"].as_array().unwrap().len(), 1);
     assert_eq!(state["relations"][0]["context"], "then");
     let archived: Vec<&str> = state["archived"]
@@ -656,18 +750,7 @@ fn write_saved_fixture() {
 /// its place), re-encodes to its bytes, and its snapshot replays to the same state.
 #[test]
 fn saved_log_replays_to_expected_state_and_snapshots_to_it() {
-    let bytes = std::fs::read(fixture(SAVED_LOG)).expect("the committed saved fixture");
-    let scan = frame::scan(&bytes).unwrap();
-    for (payload, written) in scan.records.iter().zip(&saved_records()) {
-        let decoded = Record::decode(payload).expect("decodes");
-        assert_eq!(&decoded, written);
-        assert_eq!(decoded.encode(), *payload);
-    }
-    let payloads: Vec<Vec<u8>> = scan.records.iter().map(|r| r.to_vec()).collect();
-    let graph = replayed_graph(&payloads);
-    let state = state_of(&graph);
-    let text = std::fs::read_to_string(fixture(SAVED_EXPECTED)).unwrap();
-    assert_eq!(state, serde_json::from_str::<Value>(&text).unwrap());
+    let (graph, state) = frozen_state(SAVED_LOG, SAVED_EXPECTED, &saved_records());
     let aliases: Vec<&str> = state["tag_aliases"]
         .as_array()
         .unwrap()
@@ -727,6 +810,25 @@ fn forget_log_replays_to_expected_state() {
     let text = std::fs::read_to_string(fixture(FORGET_EXPECTED)).unwrap();
     assert_eq!(state, serde_json::from_str::<Value>(&text).unwrap());
     assert!(!state.to_string().contains("Gone"), "{state}");
+}
+
+/// The graph the frozen log `log` replays to and its state, after checking that the log
+/// holds `records` (byte for byte, re-encoded) and that the state is the frozen `expected`.
+fn frozen_state(log: &str, expected: &str, records: &[Record<'_>]) -> (Graph, Value) {
+    let bytes = std::fs::read(fixture(log)).expect("the committed fixture");
+    let scan = frame::scan(&bytes).unwrap();
+    assert_eq!(scan.records.len(), records.len());
+    for (payload, written) in scan.records.iter().zip(records) {
+        let decoded = Record::decode(payload).expect("decodes");
+        assert_eq!(&decoded, written);
+        assert_eq!(decoded.encode(), *payload);
+    }
+    let payloads: Vec<Vec<u8>> = scan.records.iter().map(|r| r.to_vec()).collect();
+    let graph = replayed_graph(&payloads);
+    let state = state_of(&graph);
+    let text = std::fs::read_to_string(fixture(expected)).unwrap();
+    assert_eq!(state, serde_json::from_str::<Value>(&text).unwrap());
+    (graph, state)
 }
 
 /// Writes a frozen log of `records` and the whole state it replays to, refusing to
@@ -794,6 +896,7 @@ fn v2_log_holds_every_op_replays_to_expected_state_and_snapshots_to_it() {
             .chain(&restore_records())
             .chain(&saved_records())
             .chain(&archive_records())
+            .chain(&usage_records())
             .flat_map(|r| r.ops.iter().map(Op::index)),
     );
     let every: std::collections::BTreeSet<usize> = (0..OP_NAMES.len())

@@ -8,8 +8,8 @@ mod common;
 use common::*;
 use mcp_memory_core::Server;
 use mcp_memory_core::model::Provenance;
-use mcp_memory_core::tools::Ctx;
 use mcp_memory_core::tools::export::export_graph;
+use mcp_memory_core::tools::{Ctx, Uses};
 use serde_json::{Value, json};
 
 /// 2027-01-15T08:00:00.000Z.
@@ -25,6 +25,7 @@ fn export(m: &Server<MemLog>, args: Value, now: u64) -> Result<String, String> {
         indexes: memory.indexes(),
         by: Provenance::default(),
         now,
+        uses: &Uses::default(),
     };
     let answer: Value = serde_json::from_str(&export_graph(ctx, &args)?).unwrap();
     assert_eq!(answer.as_object().unwrap().len(), 2, "{answer}");

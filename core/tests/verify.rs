@@ -106,7 +106,7 @@ fn clean_log_reports_records_by_kind_and_the_graph() {
             records: 5,
             stamped: 0,
             ops: [
-                2, 1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+                2, 1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
             ],
             checkpoints: 0,
         }

@@ -115,6 +115,7 @@ impl Graph {
                     self.put_entity(e, slot, observer);
                 }
                 self.put_relations(&r.put_relations);
+                r.entities.iter().for_each(|name| self.drop_usage(name));
                 self.repack_if_sparse(observer);
             }
             Op::PutTagAliases(list) => list.iter().for_each(|a| self.put_tag_alias(a)),
@@ -125,6 +126,7 @@ impl Graph {
             }
             Op::PutArchived(list) => list.iter().for_each(|a| self.put_archived(a)),
             Op::RemoveArchived(list) => list.iter().for_each(|n| self.remove_archived(n)),
+            Op::Used(usage) => self.add_usage(usage),
             Op::Reflect(list) => {
                 for r in list {
                     let id = self.next_reflection_id();
@@ -428,6 +430,7 @@ impl Graph {
             self.remove_relation(id, None);
         }
         self.remove_entities(name, observer);
+        self.drop_usage(name);
     }
 
     /// Removes every entity with this name (relations at it stay); returns the slots they

@@ -16,6 +16,7 @@ mod saved;
 mod snapshot;
 mod sym_map;
 mod triples;
+mod usage;
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
@@ -28,6 +29,7 @@ use crate::model::{self, Millis};
 pub use checkpoint::Replayed;
 pub use snapshot::{SNAPSHOT_CHUNK, State, creating};
 use sym_map::SymMap;
+pub use usage::Use;
 
 /// Position of an entity in insertion order (stable until the graph is re-packed).
 #[derive(Copy, Clone, Eq, PartialEq, Ord, PartialOrd, Hash, Debug)]
@@ -247,6 +249,8 @@ pub struct Graph {
     archived: Vec<ArchivedRow>,
     agents: Vec<AgentSyms>,
     agent_ids: HashMap<AgentSyms, u32>,
+    /// How entities were used, by name.
+    usage: HashMap<Sym, Use>,
     /// The latest time a change carried.
     last_at: Millis,
 }
@@ -352,6 +356,11 @@ impl Graph {
         self.strings
             .lookup(name)
             .is_some_and(|sym| self.by_endpoint.contains_key(sym))
+    }
+
+    /// How many relations start or end at this name (its degree).
+    pub fn degree(&self, name: Sym) -> usize {
+        self.by_endpoint.get(name).map_or(0, Vec::len)
     }
 
     /// Relations that ended, in the order they ended (their history).

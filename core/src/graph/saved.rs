@@ -147,8 +147,8 @@ impl Graph {
         }
     }
 
-    /// The ops that restate the tables (none for an empty one): a snapshot's, and a
-    /// checkpoint's tail.
+    /// The ops that restate the tables and the usage counts (none for an empty one): a
+    /// snapshot's, and a checkpoint's tail.
     pub fn saved_ops(&self) -> Vec<crate::record::Op<'_>> {
         use crate::record::Op;
         let aliases: Vec<_> = self
@@ -172,6 +172,7 @@ impl Graph {
         if !archived.is_empty() {
             ops.push(Op::PutArchived(archived));
         }
+        ops.extend(self.usage_text().map(Op::Used));
         ops
     }
 }

@@ -27,6 +27,9 @@ pub struct State<'g> {
     /// Archived entities, in the order archived.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub archived: Vec<model::Archived<'g>>,
+    /// How entities were used.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<model::Usage<'g>>,
 }
 
 /// Entities or relations per record in a [`Graph::snapshot`] (bounds a record's size).
@@ -156,12 +159,14 @@ impl Graph {
                 .map(|q| self.saved_search_text(q))
                 .collect(),
             archived: self.archived().collect(),
+            usage: self.usage_text(),
         }
     }
 
     /// Records that build this graph from nothing, whole: entities, relations (holding,
     /// then ended), reflections, [`SNAPSHOT_CHUNK`] per record, the first record starting
-    /// with the table of who made changes; then tag aliases and saved searches.
+    /// with the table of who made changes; then tag aliases, saved searches, the archive and
+    /// the usage counts.
     pub fn snapshot(&self) -> Vec<Vec<u8>> {
         let State {
             agents,

@@ -21,7 +21,7 @@ use crate::tools::limits::MAX_MESSAGE_BYTES;
 use crate::tools::output::{self, GraphText};
 use crate::tools::profile::Selection;
 use crate::tools::validate::{Issue, Seg};
-use crate::tools::{self, Answer, Catalog, Ctx, Outcome};
+use crate::tools::{self, Answer, Catalog, Ctx, Outcome, Uses};
 
 /// The compact tool's structured result: how many records the log holds now.
 #[derive(serde::Serialize)]
@@ -610,7 +610,10 @@ impl<L: Log> Server<L> {
 
     fn call_tool(&mut self, id: &str, name: &str, args: &Value) -> Vec<String> {
         let mut out = Vec::with_capacity(2);
-        let intent = if self.catalog.mutates(name) {
+        // Uses noted by earlier calls are logged by the first call a second after the
+        // last record of them (a read then takes the writer's turn for it).
+        let log_uses = self.memory.uses_due(self.now);
+        let intent = if log_uses || self.catalog.mutates(name) {
             Intent::Write
         } else {
             Intent::Read
@@ -623,6 +626,11 @@ impl<L: Log> Server<L> {
             out.push(reply(id, output::failure(reason)));
             return out;
         }
+        if log_uses {
+            // Not a change the caller asked for: one the log refuses stays noted.
+            let _ = self.memory.log_uses();
+        }
+        let uses = Uses::default();
         let client = &self.clients[&self.session];
         let by = Provenance {
             client: &client.name,
@@ -635,8 +643,16 @@ impl<L: Log> Server<L> {
             indexes: self.memory.indexes(),
             by,
             now: self.memory.change_time(self.now),
+            uses: &uses,
         };
-        let result = match tools::run(&self.catalog, ctx, name, args) {
+        let outcome = tools::run(&self.catalog, ctx, name, args);
+        // A change's uses count once it is logged; a read's, now.
+        let mut groups = uses.into_groups();
+        if !matches!(outcome, Outcome::Change(_)) {
+            self.memory
+                .note_uses(core::mem::take(&mut groups), self.now);
+        }
+        let result = match outcome {
             Outcome::Done(result) => result,
             Outcome::Answer(Answer::Text(result)) => result,
             Outcome::Answer(Answer::Graph(text)) => {
@@ -651,7 +667,10 @@ impl<L: Log> Server<L> {
                 // Subscribers hear of every call that may have changed the graph (the
                 // reference notifies no-ops too); a refused append changed nothing.
                 let (notify, result) = match self.memory.commit(plan.change, self.now, &by) {
-                    Ok(()) => (true, plan.result),
+                    Ok(()) => {
+                        self.memory.note_uses(groups, self.now);
+                        (true, plan.result)
+                    }
                     Err(e) => (
                         matches!(
                             e,
@@ -752,11 +771,14 @@ fn read_as_of<L: Log>(
     {
         Ok(Ok(graph)) => {
             let indexes = Indexes::default();
+            // What the past's graph returns is not a use of the present's.
+            let uses = Uses::default();
             let ctx = Ctx {
                 graph: &graph,
                 indexes: &indexes,
                 by,
                 now: at,
+                uses: &uses,
             };
             tools::run_past(catalog, ctx, name, args)
         }

@@ -160,7 +160,8 @@ impl<'a> Footprint<'a> {
                     .iter()
                     .for_each(|s| self.relation(&s.relation));
             }
-            Op::Agents(_) => {}
+            // Bookkeeping, logged unstamped: never a change of its own.
+            Op::Agents(_) | Op::Used(_) => {}
             Op::Reserved(never) => match *never {},
         }
     }

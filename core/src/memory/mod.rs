@@ -4,6 +4,9 @@
 
 pub mod history;
 pub mod merge;
+mod usage;
+
+pub use usage::USES_EVERY;
 
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -188,6 +191,8 @@ pub struct Memory<L: Log> {
     checkpoint_bytes: u64,
     /// How much history compaction keeps (milliseconds before the latest change).
     history: Millis,
+    /// Uses noted and not logged yet.
+    uses: usage::Pending,
 }
 
 /// Days of history compaction keeps by default.
@@ -294,6 +299,7 @@ impl<L: Log> Memory<L> {
             tail_bytes,
             checkpoint_bytes,
             history: DEFAULT_HISTORY_DAYS as Millis * DAY_MS,
+            uses: usage::Pending::default(),
         };
         Ok((memory, warnings))
     }
@@ -693,12 +699,16 @@ impl<L: Log> Memory<L> {
     }
 
     /// Readies the log for the next start as the host closes the memory (its last client
-    /// went away): after catching up with other writers, appends and syncs a checkpoint if
-    /// the changes since the last one reach [`CLOSE_MIN_TAIL`], so the next start loads it
-    /// and replays nothing. Nothing acknowledged depends on it: on failure the log is as it
+    /// went away): after catching up with other writers, logs the uses not logged yet, and
+    /// appends and syncs a checkpoint if the changes since the last one reach
+    /// [`CLOSE_MIN_TAIL`], so the next start loads it and replays nothing. Nothing acknowledged depends on it: on failure the log is as it
     /// was, and the next start replays more.
     pub fn close(&mut self) {
         let caught_up = self.catch_up(Intent::Write).is_ok() && self.unavailable.is_none();
+        // Uses are not changes anyone waits for: one that cannot be logged is let go.
+        if caught_up {
+            let _ = self.log_uses();
+        }
         if caught_up && self.tail_bytes >= CLOSE_MIN_TAIL && self.append_checkpoint() {
             // A failed sync is the host's to remember; the checkpoint is not a change.
             let _ = self.log.sync();

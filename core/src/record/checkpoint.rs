@@ -57,10 +57,10 @@ pub struct Checkpoint<'a> {
     /// Reflections, oldest first.
     pub reflections: Vec<ReflectionRow>,
     /// The state no part holds rows of, restated as ops applied after the parts: tag
-    /// aliases ([`Op::PutTagAliases`]), saved searches ([`Op::PutSavedSearches`]) and the
-    /// archive ([`Op::PutArchived`]). The
-    /// entry's tail, written only when not empty (so a checkpoint without them reads in
-    /// versions from before them).
+    /// aliases ([`Op::PutTagAliases`]), saved searches ([`Op::PutSavedSearches`]), the
+    /// archive ([`Op::PutArchived`]) and the usage counts ([`Op::Used`]). The entry's tail,
+    /// written only when not empty (so a checkpoint without them reads in versions from
+    /// before them).
     #[serde(skip)]
     pub more: Vec<Op<'a>>,
 }
@@ -252,8 +252,8 @@ pub fn read_checkpoint<'a>(bytes: &'a [u8], visit: &mut impl Visit<'a>) -> Resul
     visit.more(more).map_err(|why| DecodeError(why.into()))
 }
 
-/// A checkpoint's tail ([`Checkpoint::more`]): ops restating tag aliases, saved searches and
-/// the archive,
+/// A checkpoint's tail ([`Checkpoint::more`]): ops restating tag aliases, saved searches,
+/// the archive and the usage counts,
 /// at least one, none of them empty (what a writer writes).
 fn read_more(tail: &[u8]) -> Result<Vec<Op<'_>>, DecodeError> {
     let more: Vec<Op<'_>> = decode_all(tail)?;
@@ -261,6 +261,7 @@ fn read_more(tail: &[u8]) -> Result<Vec<Op<'_>>, DecodeError> {
         Op::PutTagAliases(list) => !list.is_empty(),
         Op::PutSavedSearches(list) => !list.is_empty(),
         Op::PutArchived(list) => !list.is_empty(),
+        Op::Used(u) => !u.accesses.is_empty() || !u.pairs.is_empty(),
         _ => false,
     };
     if more.is_empty() || !more.iter().all(restated) {

@@ -163,12 +163,12 @@ fn kept<T>(
 }
 
 /// One op as `history` shows it, limited to what touches `entity` if given; `None` if
-/// nothing of it does (or it is bookkeeping: the table of agents).
+/// nothing of it does (or it is bookkeeping: the table of agents, usage counts).
 fn op_view(op: &Op<'_>, entity: Option<&str>) -> Option<Value> {
     let is = |name: &str| entity.is_none_or(|e| e == name);
     let at = |r: &Relation<'_>| entity.is_none_or(|e| touches(r, e));
     let (key, items) = match op {
-        Op::Agents(_) => return None,
+        Op::Agents(_) | Op::Used(_) => return None,
         Op::Reserved(never) => match *never {},
         Op::CreateEntities(list) => ("entities", kept(list, |e| is(e.name), |e| json!(e))?),
         Op::CreateRelations(list) | Op::DeleteRelations(list) | Op::EndRelations(list) => {

@@ -101,6 +101,28 @@ pub struct Ctx<'a> {
     pub by: Provenance<'a>,
     /// The time a change this call makes carries (`0`: not known).
     pub now: crate::model::Millis,
+    /// Where the call notes the entities it returned (the usage counts salience reads).
+    pub uses: &'a Uses,
+}
+
+/// The entities a call returned, group by group (each group: entities returned together),
+/// for [`crate::Memory::note_uses`].
+#[derive(Default)]
+pub struct Uses(core::cell::RefCell<Vec<Vec<String>>>);
+
+impl Uses {
+    /// Notes that these entities were returned together.
+    pub fn note<'n>(&self, names: impl IntoIterator<Item = &'n str>) {
+        let group: Vec<String> = names.into_iter().map(String::from).collect();
+        if !group.is_empty() {
+            self.0.borrow_mut().push(group);
+        }
+    }
+
+    /// The groups noted, oldest first.
+    pub fn into_groups(self) -> Vec<Vec<String>> {
+        self.0.into_inner()
+    }
 }
 
 /// A planned change: what to log (nothing for a no-op) and the tool result to send once it

@@ -382,7 +382,7 @@ struct EntityAnswer<'a> {
 /// add_observations(name, observations, kind, supersedes) (the seed's): the observations
 /// the entity lacks, of `kind`; with `supersedes` (an observation's id, or its text) the
 /// one observation given replaces it, which is kept as history. The seed ignores a
-/// `supersedes` it cannot find; here it fails the call.
+/// `supersedes` it cannot find; here it fails the call. The entity counts a use.
 pub fn add_observations(t: Ctx<'_>, a: &Value) -> Result<Plan, String> {
     let args = parse::<AddArgs>(a)?;
     let g = t.graph;
@@ -439,6 +439,7 @@ pub fn add_observations(t: Ctx<'_>, a: &Value) -> Result<Plan, String> {
             contents: added,
         }])])
     };
+    t.uses.note([args.name]);
     Ok(Plan { change, result })
 }
 
@@ -671,18 +672,24 @@ fn opened<'g>(g: &'g Graph, id: EntityId, args: &OpenArgs<'_>) -> OpenedOut<'g> 
 /// open_nodes(names, kinds, include_superseded) (the seed's): each named entity, in the
 /// order asked, with its observations in detail, its relations both ways (ended ones with
 /// `active: false`) and its reflections; names no entity has are listed in `missing`.
+/// The entities found count a use, together.
 pub fn open_nodes(t: Ctx<'_>, a: &Value) -> Result<String, String> {
     let args = parse::<OpenArgs>(a)?;
     let g = t.graph;
     let mut seen = HashSet::default();
     let mut entities = Vec::new();
     let mut missing = Vec::new();
+    let mut found = Vec::new();
     for &name in args.names.iter().filter(|n| seen.insert(**n)) {
         match g.first_named(name) {
-            Some(id) => entities.push(opened(g, id, &args)),
+            Some(id) => {
+                entities.push(opened(g, id, &args));
+                found.push(name);
+            }
             None => missing.push(name),
         }
     }
+    t.uses.note(found);
     #[derive(Serialize)]
     struct Out<'a> {
         entities: Vec<OpenedOut<'a>>,

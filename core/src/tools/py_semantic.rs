@@ -3,9 +3,13 @@
 //! (`score = relevance × (1 + β·importance) × temporal × (1 + γ·co-occurrence)`, then its
 //! status and metadata de-boosts), each result with its score's parts.
 //!
-//! This server keeps no access counts yet, so importance and co-occurrence are 0 and the
-//! temporal factor decays from the entity's last change; the formula and its constants are
-//! the seed's (`scoring.py`), so its rankings carry over where those signals are absent.
+//! Importance is the seed's: accesses (log-scaled against the candidates' most), lifted by
+//! degree and by the number of days with accesses; the temporal factor decays from the
+//! last access (else the last change); co-occurrence sums, over the other candidates, how
+//! often each was returned with this one, decayed by age. The counts are the memory's usage
+//! counts ([`crate::graph::Use`]): search_semantic's results, open_nodes' entities and
+//! add_observations' entity each count a use. The formula and its constants are the seed's
+//! (`scoring.py`); β and the half-life can be given per call.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -13,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{Ctx, parse, semantic_ts};
-use crate::graph::EntityId;
+use crate::graph::{EntityId, Use};
 use crate::hash::HashMap;
 use crate::index::search::{self, Options};
 use crate::model::Millis;
@@ -24,11 +28,17 @@ const LIMIT: usize = 10;
 const EXPANSION: usize = 3;
 /// The reciprocal rank fusion's constant.
 const RRF_K: f64 = 60.0;
-/// How much importance (salience) lifts a score.
+/// How much importance (salience) lifts a score, unless the call gives `salience_weight`.
 const BETA_SAL: f64 = 0.5;
+/// How much degree lifts importance, and the degree that counts fully.
+const BETA_DEG: f64 = 0.15;
+const D_MAX: usize = 15;
+/// How much the days with accesses lift importance.
+const ALPHA_CONS: f64 = 0.2;
 /// How much each unit of co-occurrence lifts a score.
 const GAMMA: f64 = 0.01;
-/// Decay per hour of the temporal factor (half-life about 289 days).
+/// Decay per hour of the temporal factor and of co-occurrences (half-life about 289
+/// days), unless the call gives `half_life_days`.
 const LAMBDA_HOURLY: f64 = 1e-4;
 /// The temporal factor never falls below this.
 const TEMPORAL_FLOOR: f64 = 0.1;
@@ -36,7 +46,7 @@ const TEMPORAL_FLOOR: f64 = 0.1;
 const STATUS: [(&str, f64); 3] = [("pausado", 0.85), ("completado", 0.7), ("archivado", 0.5)];
 /// The multiplier of an entity whose observations are mostly of kind `metadata`.
 const METADATA_DEBOOST: f64 = 0.7;
-/// The strategy reported: the seed's default routing, the only one without access data.
+/// The strategy reported: the seed's default routing (the only one this server has).
 const ROUTING: &str = "hybrid_balanced";
 
 #[derive(Deserialize)]
@@ -44,6 +54,10 @@ struct Args<'a> {
     query: &'a str,
     #[serde(default)]
     limit: Option<u64>,
+    #[serde(default)]
+    salience_weight: Option<f64>,
+    #[serde(default)]
+    half_life_days: Option<f64>,
 }
 
 /// The parts of a score.
@@ -77,14 +91,42 @@ fn round(x: f64, places: i32) -> f64 {
     libm::round(x * scale) / scale
 }
 
-/// The temporal factor of an entity last changed at `then`, at `now` (1 when either is
-/// not known).
-pub fn temporal(then: Millis, now: Millis) -> f64 {
+/// The decay at `now` of what happened at `then`, `lambda` per hour, never below
+/// [`TEMPORAL_FLOOR`] (1 when either time is not known).
+pub fn temporal(then: Millis, now: Millis, lambda: f64) -> f64 {
     if then == 0 || now == 0 {
         return 1.0;
     }
     let hours = now.saturating_sub(then) as f64 / 3_600_000.0;
-    libm::exp(-LAMBDA_HOURLY * hours).max(TEMPORAL_FLOOR)
+    libm::exp(-lambda * hours).max(TEMPORAL_FLOOR)
+}
+
+/// `log2(1 + x)`.
+fn log2p1(x: f64) -> f64 {
+    libm::log2(1.0 + x)
+}
+
+/// The seed's importance: `accesses` log-scaled against `max_accesses`, times
+/// `1 + β_deg·min(degree, 15)/15`, times `1 + α·log2(1 + days)/log2(1 + max_days)` when
+/// some candidate has accesses on more than one day; 0 when no candidate has accesses.
+pub fn importance(
+    accesses: u64,
+    max_accesses: u64,
+    degree: usize,
+    days: usize,
+    max_days: usize,
+) -> f64 {
+    if max_accesses == 0 {
+        return 0.0;
+    }
+    let access = log2p1(accesses as f64) / log2p1(max_accesses as f64);
+    let degree = degree.min(D_MAX) as f64 / D_MAX as f64;
+    let consolidation = if max_days > 1 {
+        1.0 + ALPHA_CONS * log2p1(days as f64) / log2p1(max_days as f64)
+    } else {
+        1.0
+    };
+    access * (1.0 + BETA_DEG * degree) * consolidation
 }
 
 /// search_semantic(query, limit): the nearest `3 × limit` entities in meaning and the best
@@ -135,17 +177,47 @@ pub fn search_semantic(t: Ctx<'_>, a: &Value) -> Result<String, String> {
         (lo.min(f.1), hi.max(f.1))
     });
     let range = if high > low { high - low } else { 1.0 };
+    let beta = args.salience_weight.unwrap_or(BETA_SAL);
+    let lambda = args.half_life_days.map_or(LAMBDA_HOURLY, |days| {
+        core::f64::consts::LN_2 / (days * 24.0)
+    });
+    let uses: Vec<Option<&Use>> = fused
+        .iter()
+        .map(|&(id, ..)| g.usage(g.entity(id).name))
+        .collect();
+    let max_accesses = uses.iter().flatten().map(|u| u.count()).max().unwrap_or(0);
+    let days = |u: Option<&Use>| u.map_or(1, |u| u.days.len().max(1));
+    let max_days = uses.iter().map(|&u| days(u)).max().unwrap_or(1);
     let mut hits: Vec<Hit<'_>> = fused
         .iter()
-        .map(|&(id, rrf, cos)| {
+        .zip(&uses)
+        .map(|(&(id, rrf, cos), &used)| {
             let e = g.entity(id);
             let state = g.entity_state(e);
             let relevance = match cos {
                 Some(cos) => f64::from(cos).max(0.0),
                 None => 0.2 + 0.6 * (rrf - low) / range,
             };
-            let (importance, cooc) = (0.0, 0.0);
-            let time = temporal(if e.updated != 0 { e.updated } else { e.created }, t.now);
+            let importance = importance(
+                used.map_or(0, Use::count),
+                max_accesses,
+                g.degree(e.name),
+                days(used),
+                max_days,
+            );
+            let cooc: f64 = used.map_or(0.0, |u| {
+                fused
+                    .iter()
+                    .filter_map(|&(other, ..)| u.with(g.entity(other).name))
+                    .map(|(count, last)| log2p1(f64::from(count)) * temporal(last, t.now, lambda))
+                    .sum()
+            });
+            let seen = match used.map_or(0, |u| u.last) {
+                0 if e.updated != 0 => e.updated,
+                0 => e.created,
+                last => last,
+            };
+            let time = temporal(seen, t.now, lambda);
             let status = state.status.unwrap_or("activo");
             let status = STATUS
                 .iter()
@@ -162,7 +234,7 @@ pub fn search_semantic(t: Ctx<'_>, a: &Value) -> Result<String, String> {
                 1.0
             };
             let score = relevance
-                * (1.0 + BETA_SAL * importance)
+                * (1.0 + beta * importance)
                 * time
                 * (1.0 + GAMMA * cooc)
                 * status
@@ -174,9 +246,9 @@ pub fn search_semantic(t: Ctx<'_>, a: &Value) -> Result<String, String> {
                 observations: e.observations.iter().map(|&o| g.text(o)).collect(),
                 limbic_score: score,
                 scoring: Scoring {
-                    importance,
+                    importance: round(importance, 4),
                     temporal_factor: round(time, 4),
-                    cooc_boost: cooc,
+                    cooc_boost: round(cooc, 4),
                 },
                 routing_strategy: ROUTING,
                 distance: cos.map(|c| round(1.0 - f64::from(c), 4)),
@@ -187,6 +259,7 @@ pub fn search_semantic(t: Ctx<'_>, a: &Value) -> Result<String, String> {
     // Best first; the sort is stable, so equals keep the fused order.
     hits.sort_by(|a, b| b.limbic_score.total_cmp(&a.limbic_score));
     hits.truncate(limit);
+    t.uses.note(hits.iter().map(|h| h.name));
     for h in &mut hits {
         h.limbic_score = round(h.limbic_score, 4);
     }
@@ -206,11 +279,26 @@ mod tests {
     fn the_temporal_factor_halves_in_about_289_days_and_has_a_floor() {
         let day = 86_400_000;
         let now = 1_000 * day;
-        assert_eq!(temporal(0, now), 1.0);
-        assert_eq!(temporal(now, now), 1.0);
-        let half = temporal(now - 289 * day, now);
+        assert_eq!(temporal(0, now, LAMBDA_HOURLY), 1.0);
+        assert_eq!(temporal(now, now, LAMBDA_HOURLY), 1.0);
+        let half = temporal(now - 289 * day, now, LAMBDA_HOURLY);
         assert!((half - 0.5).abs() < 0.01, "{half}");
-        assert_eq!(temporal(1, now), TEMPORAL_FLOOR);
+        assert_eq!(temporal(1, now, LAMBDA_HOURLY), TEMPORAL_FLOOR);
+    }
+
+    #[test]
+    fn importance_is_the_seeds() {
+        assert_eq!(importance(5, 0, 3, 1, 1), 0.0, "no accesses: neutral");
+        assert_eq!(importance(0, 4, 0, 1, 1), 0.0);
+        assert_eq!(importance(4, 4, 0, 1, 1), 1.0);
+        // scoring.py: access_norm × (1 + 0.15 × min(deg, 15)/15) × (1 + 0.2 × consolidation)
+        let expected = (log2p1(3.0) / log2p1(15.0)) * (1.0 + 0.15 * 0.4) * (1.0 + 0.2 * 1.0);
+        assert!((importance(3, 15, 6, 4, 4) - expected).abs() < 1e-12);
+        assert_eq!(
+            importance(1, 1, 40, 1, 1),
+            1.15,
+            "the degree counts up to 15"
+        );
     }
 
     #[test]
