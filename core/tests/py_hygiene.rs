@@ -550,6 +550,14 @@ fn split_candidates_and_the_report_are_bounded_with_totals() {
     // Stale after a year only: none.
     let report = call_ok(&mut m, "consolidation_report", json!({"stale_days": 365}));
     assert_eq!(report["summary"]["stale_entities_count"], 0);
+    // An entity used (opened) is not stale, though not changed; the use is counted once
+    // logged (a second later).
+    call_ok(&mut m, "open_nodes", json!({"names": ["Big"]}));
+    at(&mut m, T0 + 100 * DAY + 2_000);
+    let report = call_ok(&mut m, "consolidation_report", json!({"limit": 10}));
+    assert_eq!(report["summary"]["stale_entities_count"], 3);
+    let stale = report["stale_entities"].as_array().unwrap();
+    assert!(stale.iter().all(|s| s["entity_name"] != "Big"), "{report}");
 }
 
 #[test]

@@ -1041,9 +1041,8 @@ fn preview(text: &str) -> String {
 /// consolidation_report(stale_days = 90, limit = 20): read-only. Split candidates (as
 /// find_split_candidates), observations flagged as near duplicates within their entity
 /// (find_duplicate_observations' test at its defaults, over each entity's newest
-/// [`REPORT_MAX_COMPARED`]), stale entities (not archived, with observations, not
-/// changed in `stale_days`: there is no access tracking, so the last change stands for
-/// the last access) and large entities (over their type's threshold); each list at most
+/// [`REPORT_MAX_COMPARED`]), stale entities (not archived, with observations, neither
+/// used (the usage counts' last access) nor changed in `stale_days`) and large entities (over their type's threshold); each list at most
 /// `limit` long, the summary counting them all.
 pub fn consolidation_report(t: Ctx<'_>, a: &Value) -> Result<String, String> {
     let args = super::parse::<ReportArgs>(a)?;
@@ -1162,8 +1161,10 @@ pub fn consolidation_report(t: Ctx<'_>, a: &Value) -> Result<String, String> {
             if e.observations.is_empty() || status == Some(ARCHIVED) {
                 continue;
             }
-            if (e.updated as f64) < cutoff {
-                stale.push((id, e.updated));
+            // Used (usage counts) or changed, whichever is later.
+            let seen = g.usage(e.name).map_or(0, |u| u.last).max(e.updated);
+            if (seen as f64) < cutoff {
+                stale.push((id, seen));
             }
         }
     }
@@ -1175,21 +1176,25 @@ pub fn consolidation_report(t: Ctx<'_>, a: &Value) -> Result<String, String> {
     let stale_entities: Vec<StaleOut<'_>> = stale
         .into_iter()
         .take(limit)
-        .map(|(id, updated)| {
+        .map(|(id, seen)| {
             let e = g.entity(id);
             let status = e.extra.as_deref().and_then(|x| x.status).map(|s| g.text(s));
-            let days = (updated != 0).then(|| t.now.saturating_sub(updated) / 86_400_000);
+            let days = (seen != 0).then(|| t.now.saturating_sub(seen) / 86_400_000);
             StaleOut {
                 entity_name: g.text(e.name),
                 entity_type: g.text(e.entity_type),
                 status: status.unwrap_or("activo"),
                 observation_count: e.observations.len(),
-                last_access: seed_time(updated),
+                last_access: seed_time(seen),
                 days_since_access: days,
                 recommendation: match days {
-                    Some(days) => format!("Not changed in {days} days — consider archiving"),
-                    None => "Never changed since a known time — consider archiving or deleting"
-                        .to_string(),
+                    Some(days) => {
+                        format!("Not used or changed in {days} days — consider archiving")
+                    }
+                    None => {
+                        "Never used or changed since a known time — consider archiving or deleting"
+                            .to_string()
+                    }
                 },
             }
         })
