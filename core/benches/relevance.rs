@@ -85,11 +85,22 @@ fn parse_args() -> Args {
 
 /// One tool call; returns the reply's structuredContent and the time `handle` took.
 fn call(memory: &mut Server<MemLog>, id: u64, tool: &str, args: Value) -> (Value, Duration) {
+    call_at(memory, 0, id, tool, args)
+}
+
+/// [`call`] at the host's time `now` (milliseconds since the epoch; 0: no clock).
+fn call_at(
+    memory: &mut Server<MemLog>,
+    now: u64,
+    id: u64,
+    tool: &str,
+    args: Value,
+) -> (Value, Duration) {
     let line = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
                       "params": {"name": tool, "arguments": args}})
     .to_string();
     let start = Instant::now();
-    let replies = memory.handle(&line);
+    let replies = memory.handle_in(0, now, &line);
     let took = start.elapsed();
     let reply: Value = serde_json::from_str(replies.last().expect("a reply")).expect("JSON");
     let result = &reply["result"];
@@ -574,6 +585,8 @@ fn main() {
         );
     }
 
+    repeated_access(&corpus, &stored);
+
     if args.examples > 0 {
         let texts: std::collections::HashMap<&str, &String> = stored
             .iter()
@@ -605,5 +618,81 @@ fn main() {
                 }
             }
         }
+    }
+}
+
+/// Salience weights the repeated-access pass compares (the seed's is 0.5).
+const SALIENCE_WEIGHTS: [f64; 5] = [0.0, 0.1, 0.25, 0.5, 1.0];
+
+/// Days over which the repeated-access pass uses what recurring questions ask about.
+const USE_DAYS: u64 = 5;
+
+/// The repeated-access pass (issue K): on a fresh memory of the same corpus, every other
+/// question is "recurring": an agent opened its answering turns (open_nodes, the Python
+/// seed's shape, which counts uses) once a day for [`USE_DAYS`] days. Then every question
+/// is asked to search_semantic at each of [`SALIENCE_WEIGHTS`]: MRR for the recurring
+/// questions and for the others, whose answers were never used (what salience costs them).
+fn repeated_access(corpus: &Corpus, stored: &[(String, &'static str, Vec<String>)]) {
+    const DAY: u64 = 86_400_000;
+    const T0: u64 = 1_800_000_000_000;
+    let (mut memory, _) = Server::open(MemLog::new()).expect("open");
+    load(&mut memory, corpus, stored);
+    let table = mcp_memory_core::embed::Table::parse(table_bytes()).expect("parses");
+    memory.memory_mut().set_embedding_table(table);
+    // The seed's open_nodes, which counts uses (`all` lists the reference's).
+    memory.set_tools("mcp-memory-py", "").expect("the profile");
+    let questions = &corpus.questions;
+    let answers = |q: &corpus::Question| -> Vec<String> {
+        q.answers.iter().map(|&(s, i)| turn_name(s, i)).collect()
+    };
+    let recurring = |n: usize| n.is_multiple_of(2);
+    let mut id = 1_000_000;
+    for day in 0..USE_DAYS {
+        for (n, q) in questions.iter().enumerate().filter(|(n, _)| recurring(*n)) {
+            id += 1;
+            let args = json!({"names": answers(q), "include_superseded": false});
+            call_at(
+                &mut memory,
+                T0 + day * DAY + n as u64,
+                id,
+                "open_nodes",
+                args,
+            );
+        }
+    }
+    // Asked a day after the last use (the uses' record is logged by the first call).
+    let asked = T0 + USE_DAYS * DAY;
+    println!();
+    println!(
+        "repeated access: {} of {} questions recurring (their answers opened once a day for {USE_DAYS} days), then all asked to search_semantic",
+        questions
+            .iter()
+            .enumerate()
+            .filter(|(n, _)| recurring(*n))
+            .count(),
+        questions.len()
+    );
+    println!(
+        "{:<16} {:>14} {:>14} {:>10}",
+        "salience_weight", "recurring MRR", "others MRR", "all MRR"
+    );
+    for weight in SALIENCE_WEIGHTS {
+        let mut mrr = [0.0f64; 2];
+        let mut count = [0usize; 2];
+        for (n, q) in questions.iter().enumerate() {
+            id += 1;
+            let args = json!({"query": q.text, "limit": 10, "salience_weight": weight});
+            let (found, _) = call_at(&mut memory, asked, id, "search_semantic", args);
+            let o = outcome(&names(&found["results"]), &answers(q));
+            let k = usize::from(!recurring(n));
+            mrr[k] += o.first.map_or(0.0, |r| 1.0 / (r + 1) as f64);
+            count[k] += 1;
+        }
+        println!(
+            "{weight:<16} {:>14.3} {:>14.3} {:>10.3}",
+            mrr[0] / count[0] as f64,
+            mrr[1] / count[1] as f64,
+            (mrr[0] + mrr[1]) / (count[0] + count[1]) as f64,
+        );
     }
 }

@@ -208,8 +208,9 @@ fn search_semantic_lifts_what_was_used_and_shows_why() {
         .as_f64()
         .unwrap();
     assert!(other > 0.0 && other < 0.5, "{lifted}");
-    // A salience weight of 0 leaves importance out: the score is (1 + 0.5 × importance)
-    // times smaller (same time, same counts: the last search's uses wait to be logged).
+    // A salience weight of 0 leaves importance out: the score is (1 + 0.1 × importance)
+    // times smaller (the default weight; same time, same counts: the last search's uses
+    // wait to be logged).
     let plain = call_ok(
         &mut m,
         "search_semantic",
@@ -219,7 +220,7 @@ fn search_semantic_lifts_what_was_used_and_shows_why() {
     let importance = top["importance"].as_f64().unwrap();
     let ratio = score(&lifted) / score(&plain);
     assert!(
-        (ratio - (1.0 + 0.5 * importance)).abs() < 1e-3,
+        (ratio - (1.0 + 0.1 * importance)).abs() < 1e-3,
         "{ratio} {plain}"
     );
     // Both were returned together twice now: each gets a co-occurrence boost.
