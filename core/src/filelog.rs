@@ -95,6 +95,12 @@ pub trait Disk {
     /// the directory) and opens the new file.
     fn install(&mut self, name: &str) -> Result<(), LogError>;
 
+    /// The bytes of a file the user named by `path`, not the memory file nor a companion:
+    /// what [`Log::read_named`] documents (resolved as `MEMORY_FILE_PATH` is, a regular
+    /// file of at most [`crate::log::MAX_NAMED_BYTES`], never the memory file or a
+    /// [`is_companion`] of it).
+    fn read_named(&mut self, path: &str) -> Result<Vec<u8>, LogError>;
+
     /// Whether a process with this pid runs on this machine.
     fn alive(&mut self, pid: u32) -> bool;
     /// Waits this long.
@@ -481,6 +487,25 @@ fn owned(records: &[&[u8]]) -> Vec<Vec<u8>> {
     records.iter().map(|r| r.to_vec()).collect()
 }
 
+/// Whether the file called `file` (a last path component) beside the memory file called
+/// `memory` is one of the companions a [`FileLog`] makes: its lock (`<memory>.lock`, and a
+/// stale one moved aside), a conversion backup (`<memory>.bak`, `<memory>.bak.N`), or a
+/// temporary file of a replacement (`.<memory>.<token>.tmp`). The memory file itself is not
+/// its own companion.
+pub fn is_companion(memory: &str, file: &str) -> bool {
+    if let Some(rest) = file.strip_prefix(memory) {
+        return rest == ".lock"
+            || rest.starts_with(".lock.stale.")
+            || rest == ".bak"
+            || rest
+                .strip_prefix(".bak.")
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    }
+    file.strip_prefix('.')
+        .and_then(|f| f.strip_prefix(memory))
+        .is_some_and(|rest| rest.starts_with('.') && rest.ends_with(".tmp"))
+}
+
 /// The pid a lock token starts with.
 fn token_pid(token: &[u8]) -> Option<u32> {
     core::str::from_utf8(token)
@@ -593,6 +618,10 @@ impl<D: Disk> Log for FileLog<D> {
             };
         }
         Ok(entries)
+    }
+
+    fn read_named(&mut self, path: &str) -> Result<Vec<u8>, LogError> {
+        self.disk.read_named(path)
     }
 
     fn replace(&mut self, entries: &[Vec<u8>]) -> Result<(), LogError> {

@@ -16,10 +16,13 @@
 //!   cannot be used).
 //! - [`Log::replace`] swaps the whole log atomically: afterwards replay yields exactly the new
 //!   entries, and a crash leaves either the old log or the new one.
+//! - [`Log::read_named`] reads a file the user named (the `migrate` tool's `source_path`);
+//!   a host that reads no such files refuses (the default).
 //!
 //! An `Err` from any operation means the operation did not happen; the core then reports the
 //! failure to the client and leaves its graph unchanged.
 
+use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -121,4 +124,20 @@ pub trait Log {
     fn entries(&mut self) -> Result<Vec<Vec<u8>>, LogError>;
     /// Atomically replaces the whole log with these record payloads.
     fn replace(&mut self, entries: &[Vec<u8>]) -> Result<(), LogError>;
+
+    /// The bytes of the file the user named by `path` (the `migrate` tool's `source_path`),
+    /// read and nothing else. The host resolves `path` as it resolves `MEMORY_FILE_PATH`
+    /// (a leading `~` is the home directory, a relative path is from the working
+    /// directory) and reads only a regular file of at most [`MAX_NAMED_BYTES`]; it refuses
+    /// a directory, device or pipe, and the memory file itself and its companions (lock,
+    /// backups, temporary files). `Err` says which rule refused it, or the OS error. By
+    /// default a host reads no named files and refuses every path.
+    fn read_named(&mut self, path: &str) -> Result<Vec<u8>, LogError> {
+        Err(LogError(format!(
+            "cannot read {path}: this host reads no named files"
+        )))
+    }
 }
+
+/// Most bytes [`Log::read_named`] reads (256 MiB).
+pub const MAX_NAMED_BYTES: u64 = 256 << 20;

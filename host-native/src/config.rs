@@ -19,12 +19,18 @@ pub fn memory_path(flag: Option<&Path>, env: Option<OsString>) -> Result<PathBuf
         .map(Path::to_path_buf)
         .or_else(|| env.filter(|v| !v.is_empty()).map(PathBuf::from));
     match given {
-        Some(path) => absolute(&expand_tilde(&path)?),
+        Some(path) => user_path(&path),
         None => Ok(dirs::data_dir()
             .context("no data directory is known for this user; pass -f/--memory-file")?
             .join("mcp-memory")
             .join(DEFAULT_FILE)),
     }
+}
+
+/// A path the user gave, resolved as the memory file's is: a leading `~` is the home
+/// directory, a relative path is from the working directory.
+pub fn user_path(path: &Path) -> Result<PathBuf> {
+    absolute(&expand_tilde(path)?)
 }
 
 fn expand_tilde(path: &Path) -> Result<PathBuf> {

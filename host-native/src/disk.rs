@@ -3,7 +3,7 @@
 //! conversion backups — is `mcp_memory_core::filelog`, shared with the Node host.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -13,9 +13,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result};
 use mcp_memory_core::LogError;
-use mcp_memory_core::filelog::{Disk, FileLog};
+use mcp_memory_core::filelog::{Disk, FileLog, is_companion};
+use mcp_memory_core::log::MAX_NAMED_BYTES;
 
-use crate::resident;
+use crate::{config, resident};
 
 /// When appended records reach stable storage.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -100,6 +101,11 @@ fn identity(meta: &fs::Metadata) -> (u64, u64) {
 
 fn err(e: io::Error, what: &str, path: &Path) -> LogError {
     LogError(format!("cannot {what} {}: {e}", path.display()))
+}
+
+/// A file the user named that is not read, and why.
+fn named_err(path: &str, why: &str) -> LogError {
+    LogError(format!("cannot read {path}: {why}"))
 }
 
 /// The memory file at `path` as a [`FileLog`], creating the file and its directory if
@@ -325,6 +331,57 @@ impl Disk for FsDisk {
             .map_err(|e| err(e, "sync the directory", &self.dir))?;
         self.shared.dirty.store(false, Ordering::Release);
         self.open_current()
+    }
+
+    fn read_named(&mut self, path: &str) -> Result<Vec<u8>, LogError> {
+        let given = Path::new(path);
+        let resolved = config::user_path(given).map_err(|e| named_err(path, &format!("{e:#}")))?;
+        let shown = resolved.display().to_string();
+        let refuse = |rule: &str| named_err(&shown, rule);
+        let os = |e: io::Error| named_err(&shown, &e.to_string());
+        // Not blocking: a pipe is refused below, after the open, not waited on.
+        let file = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(&resolved)
+            .map_err(os)?;
+        let meta = file.metadata().map_err(os)?;
+        if meta.is_dir() {
+            return Err(refuse(
+                "it is a directory; migrate reads only a regular file",
+            ));
+        }
+        if !meta.is_file() {
+            return Err(refuse(
+                "it is not a regular file (a device, pipe or socket); migrate reads only a regular file",
+            ));
+        }
+        let memory = fs::metadata(&self.path).map(|m| identity(&m));
+        if identity(&meta) == self.identity || memory.is_ok_and(|m| m == identity(&meta)) {
+            return Err(refuse("it is the memory file itself"));
+        }
+        let canonical = fs::canonicalize(&resolved).map_err(os)?;
+        let dir = fs::canonicalize(&self.dir).unwrap_or_else(|_| self.dir.clone());
+        let beside = canonical.parent() == Some(dir.as_path());
+        let file_name = canonical.file_name().map(|n| n.to_string_lossy());
+        if beside && file_name.is_some_and(|n| is_companion(&self.name, &n)) {
+            return Err(refuse(
+                "it is a companion of the memory file (its lock, a backup or a temporary file)",
+            ));
+        }
+        if meta.len() > MAX_NAMED_BYTES {
+            return Err(refuse("it is larger than 256 MiB"));
+        }
+        let mut bytes = Vec::new();
+        // Taken one byte past the limit: a file that grew since the stat is still refused.
+        (&file)
+            .take(MAX_NAMED_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(os)?;
+        if bytes.len() as u64 > MAX_NAMED_BYTES {
+            return Err(refuse("it is larger than 256 MiB"));
+        }
+        Ok(bytes)
     }
 
     fn alive(&mut self, pid: u32) -> bool {

@@ -137,6 +137,10 @@ impl log::Host for HostState {
     fn replace(&mut self, entries: Vec<Vec<u8>>) -> Result<(), String> {
         self.log.replace(&entries).map_err(|e| e.0)
     }
+
+    fn read_named(&mut self, path: String) -> Result<Vec<u8>, String> {
+        self.log.read_named(&path).map_err(|e| e.0)
+    }
 }
 
 /// The embedding table semantic search reads, carried in the binary (8 MB) and handed to
@@ -438,7 +442,15 @@ mod tests {
         assert_eq!(imports, [log, embeddings]);
         assert_eq!(
             imported_funcs(&engine, &component, log),
-            ["append", "entries", "refresh", "replace", "replay", "sync"]
+            [
+                "append",
+                "entries",
+                "read-named",
+                "refresh",
+                "replace",
+                "replay",
+                "sync"
+            ]
         );
         assert_eq!(imported_funcs(&engine, &component, embeddings), ["table"]);
     }

@@ -52,6 +52,8 @@ extern "C" {
     fn keep_copy(this: &JsDisk, name: &str) -> Result<(), JsValue>;
     #[wasm_bindgen(method, catch)]
     fn install(this: &JsDisk, name: &str) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, catch, js_name = readNamed)]
+    fn read_named(this: &JsDisk, path: &str) -> Result<js_sys::Uint8Array, JsValue>;
     #[wasm_bindgen(method)]
     fn alive(this: &JsDisk, pid: u32) -> bool;
     #[wasm_bindgen(method, js_name = sleepMs)]
@@ -128,6 +130,10 @@ impl Disk for JsFile {
     }
     fn install(&mut self, name: &str) -> Result<(), LogError> {
         self.js.install(name).map_err(log_error)
+    }
+    fn read_named(&mut self, path: &str) -> Result<Vec<u8>, LogError> {
+        let bytes = self.js.read_named(path).map_err(log_error)?;
+        Ok(bytes.to_vec())
     }
     fn alive(&mut self, pid: u32) -> bool {
         self.js.alive(pid)

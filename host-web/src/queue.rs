@@ -62,6 +62,12 @@ impl Log for QueueLog {
         self.appended.clear();
         Ok(())
     }
+    /// A page has no file system: every path is refused.
+    fn read_named(&mut self, path: &str) -> Result<Vec<u8>, LogError> {
+        Err(LogError(format!(
+            "cannot read {path}: the browser memory (IndexedDB) has no file system and reads no named files; hand the file's contents to BrowserMemory.importFile instead"
+        )))
+    }
 }
 
 fn payloads(records: Vec<js_sys::Uint8Array>) -> Vec<Vec<u8>> {

@@ -44,9 +44,17 @@ function expandTilde(p) {
   return p;
 }
 
+/**
+ * A path the user gave, resolved as the memory file's is: a leading `~` is the home
+ * directory, a relative path is from the working directory.
+ */
+export function userPath(p) {
+  return path.resolve(expandTilde(p));
+}
+
 /** The memory file for a `--memory-file` value (or undefined) and an environment value. */
 export function memoryPath(flag, env = process.env[ENV_VAR]) {
   const given = flag ?? (env ? env : undefined);
   if (given === undefined) return path.join(dataDir(), 'mcp-memory', DEFAULT_FILE);
-  return path.resolve(expandTilde(given));
+  return userPath(given);
 }

@@ -6,9 +6,28 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { userPath } from './config.js';
 
 /** How far the background flusher may lag behind the last write (ms). */
 const FLUSH_MS = 1000;
+
+/** Most bytes `readNamed` reads (core's `MAX_NAMED_BYTES`, 256 MiB). */
+export const MAX_NAMED_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Whether the file called `file` beside the memory file called `memory` is one of the
+ * companions the file log makes (core's `filelog::is_companion`): its lock (and a stale one
+ * moved aside), a conversion backup (`.bak`, `.bak.N`), a replacement's temporary file.
+ */
+export function isCompanion(memory, file) {
+  if (file.startsWith(memory)) {
+    const rest = file.slice(memory.length);
+    if (rest === '.lock' || rest.startsWith('.lock.stale.') || rest === '.bak') return true;
+    if (/^\.bak\.[0-9]+$/.test(rest)) return true;
+  }
+  if (file.startsWith(`.${memory}.`) && file.endsWith('.tmp')) return true;
+  return false;
+}
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
@@ -203,6 +222,46 @@ export class NodeDisk {
     syncDir(this.dir);
     this.dirty = false;
     this.reopen();
+  }
+
+  /**
+   * The bytes of a file the user named (the `migrate` tool's `source_path`): resolved as
+   * MEMORY_FILE_PATH is; only a regular file of at most 256 MiB, never the memory file or
+   * one of its companions. Throws an error naming the path and the rule.
+   */
+  readNamed(given) {
+    const resolved = userPath(given);
+    const refuse = (rule) => new Error(`cannot read ${resolved}: ${rule}`);
+    let fd;
+    try {
+      // Not blocking: a pipe is refused below, after the open, not waited on.
+      fd = fs.openSync(resolved, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+    } catch (e) {
+      throw refuse(e.code === 'ENOENT' ? 'no such file' : e.message);
+    }
+    try {
+      const st = fs.fstatSync(fd, { bigint: true });
+      if (st.isDirectory()) throw refuse('it is a directory; migrate reads only a regular file');
+      if (!st.isFile()) {
+        throw refuse(
+          'it is not a regular file (a device, pipe or socket); migrate reads only a regular file',
+        );
+      }
+      const memory = unless('ENOENT', null, () => fs.statSync(this.path, { bigint: true }));
+      const same = (id) => id !== null && id.dev === st.dev && id.ino === st.ino;
+      if (same(this.ident) || same(memory)) throw refuse('it is the memory file itself');
+      const canonical = fs.realpathSync(resolved);
+      const dir = unless('ENOENT', this.dir, () => fs.realpathSync(this.dir));
+      if (path.dirname(canonical) === dir && isCompanion(this.base, path.basename(canonical))) {
+        throw refuse(
+          'it is a companion of the memory file (its lock, a backup or a temporary file)',
+        );
+      }
+      if (st.size > BigInt(MAX_NAMED_BYTES)) throw refuse('it is larger than 256 MiB');
+      return fs.readFileSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
   }
 
   alive(pid) {

@@ -70,6 +70,10 @@ impl Log for HostLog {
     fn replace(&mut self, entries: &[Vec<u8>]) -> Result<(), LogError> {
         log::replace(entries).map_err(LogError)
     }
+
+    fn read_named(&mut self, path: &str) -> Result<Vec<u8>, LogError> {
+        log::read_named(path).map_err(LogError)
+    }
 }
 
 /// The core's error as the WIT world carries it.

@@ -14,8 +14,8 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::cell::RefCell;
 
-use crate::filelog::Disk;
-use crate::log::LogError;
+use crate::filelog::{Disk, is_companion};
+use crate::log::{LogError, MAX_NAMED_BYTES};
 
 /// One file's content.
 #[derive(Debug, Default)]
@@ -381,6 +381,29 @@ impl Disk for MemDisk {
         drop(d);
         self.open = node;
         Ok(())
+    }
+
+    /// A file a test put in the directory by name ([`MemDir::put`]): the directory is the
+    /// whole file system, so `path` is a name in it.
+    fn read_named(&mut self, path: &str) -> Result<Vec<u8>, LogError> {
+        let d = self.dir.0.borrow();
+        let refuse = |rule: &str| Err(LogError(format!("cannot read {path}: {rule}")));
+        let Some(node) = d.names.get(path) else {
+            return refuse("no such file");
+        };
+        if path == self.name || Rc::ptr_eq(node, &self.open) {
+            return refuse("it is the memory file itself");
+        }
+        if is_companion(&self.name, path) {
+            return refuse(
+                "it is a companion of the memory file (its lock, a backup or a temporary file)",
+            );
+        }
+        let bytes = &node.borrow().bytes;
+        if bytes.len() as u64 > MAX_NAMED_BYTES {
+            return refuse("it is larger than 256 MiB");
+        }
+        Ok(bytes.clone())
     }
 
     fn alive(&mut self, pid: u32) -> bool {

@@ -1,6 +1,7 @@
 //! [`MemLog`]: a [`Log`] of record payloads in memory, with other writers and failures on
 //! demand.
 
+use alloc::format;
 use alloc::rc::Rc;
 use alloc::string::{String, ToString};
 use alloc::vec;
@@ -45,6 +46,9 @@ pub struct MemState {
     pub fail_replace: Option<String>,
     /// A failure to inject into the next `refresh`.
     pub fail_refresh: Option<String>,
+    /// Files [`Log::read_named`] reads, by the path a test gave them
+    /// ([`MemLog::put_named`]).
+    pub named: Vec<(String, Vec<u8>)>,
 }
 
 /// An in-memory [`Log`] that keeps record payloads. Clones share one state, so a test keeps
@@ -96,6 +100,7 @@ impl MemLog {
             fail_sync: None,
             fail_replace: None,
             fail_refresh: None,
+            named: Vec::new(),
         })))
     }
 
@@ -200,6 +205,13 @@ impl MemLog {
         s.others = Some(Changes::Replaced(entries));
     }
 
+    /// Puts a file [`Log::read_named`] reads at `path` (replacing one there).
+    pub fn put_named(&self, path: &str, bytes: &[u8]) {
+        let mut s = self.0.borrow_mut();
+        s.named.retain(|(p, _)| p != path);
+        s.named.push((path.to_string(), bytes.to_vec()));
+    }
+
     /// A fresh log holding what this one holds now (a restart of the host).
     pub fn reopened(&self) -> MemLog {
         MemLog::holding(self.contents())
@@ -290,5 +302,14 @@ impl Log for MemLog {
         s.synced_records = entries.len();
         s.replaces += 1;
         Ok(())
+    }
+
+    /// A file a test put at `path` ([`MemLog::put_named`]).
+    fn read_named(&mut self, path: &str) -> Result<Vec<u8>, LogError> {
+        let s = self.0.borrow();
+        let found = s.named.iter().find(|(p, _)| p == path);
+        found
+            .map(|(_, bytes)| bytes.clone())
+            .ok_or_else(|| LogError(format!("cannot read {path}: no such file")))
     }
 }
