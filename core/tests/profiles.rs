@@ -60,13 +60,14 @@ fn each_profile_lists_its_tools() {
     assert_eq!(names(&listing("memory-mcp", "")), with(&ts));
     // The Python seed's: the nine but read_graph (it has none), the deletions of entities
     // and relations in ours (the same arguments), the rest in its shapes, then its hygiene
-    // tools (ours: new names).
+    // tools (ours: new names) and migrate last.
     let py: Vec<&str> = ["delete_entities", "delete_relations"]
         .into_iter()
         .chain(TOOLS[to..].iter().map(|t| t.name))
         .collect();
     assert_eq!(names(&listing("mcp-memory-py", "")), py);
-    assert_eq!(py.len(), 18);
+    assert_eq!(py.len(), 19);
+    assert_eq!(py[18], "migrate");
     // Every name once: a name with two shapes where it first comes.
     let mut all: Vec<&str> = TOOLS.iter().map(|t| t.name).collect();
     let mut seen = std::collections::HashSet::new();

@@ -57,7 +57,12 @@ fn seeded() -> (mcp_memory_core::Server<MemLog>, MemLog) {
 
 #[test]
 fn every_listed_tool_answers_the_seeds_shapes_within_its_schemas() {
-    let (mut m, _) = seeded();
+    let (mut m, log) = seeded();
+    let old = [
+        entity_line("Lovelace", "Persona", &["translated Menabrea"]),
+        relation_line("Lovelace", "Ada", "es"),
+    ];
+    log.put_named("~/old/memory.jsonl", old.join("\n").as_bytes());
     let calls = vec![
         (
             "create_entities",
@@ -116,6 +121,7 @@ fn every_listed_tool_answers_the_seeds_shapes_within_its_schemas() {
             json!({"relations": [{"from": "Ada", "to": "Babbage", "relationType": "colabora_con"}]}),
         ),
         ("delete_entities", json!({"entityNames": ["Engine"]})),
+        ("migrate", json!({"source_path": "~/old/memory.jsonl"})),
     ];
     for (name, result) in call_every_listed_tool(&mut m, calls) {
         if name != "delete_relations" && name != "delete_entities" {

@@ -375,15 +375,29 @@ const CASES = {
     args: { stale_days: 30, limit: 5 },
     check: (r) => assert.ok(r.summary.total_entities >= 3 && r.large_entities.length <= 5, JSON.stringify(r)),
   },
+  // A reference memory.jsonl of its own, by absolute path: Rosalind is new (skipped if this
+  // memory already migrated it).
+  migrate: {
+    setup: () => {
+      fs.mkdirSync(path.dirname(MIGRATE_FILE), { recursive: true });
+      fs.writeFileSync(MIGRATE_FILE, `${JSON.stringify({ type: 'entity', ...entity('Rosalind', 'person', ['x-ray']) })}\n`);
+    },
+    args: { source_path: MIGRATE_FILE },
+    check: (r) =>
+      assert.ok(r.entities_imported + r.skipped === 1 && r.errors === 0 && r.relations_imported === 0, JSON.stringify(r)),
+  },
 };
+
+/** The reference file migrate's case imports. */
+const MIGRATE_FILE = path.join(tempDir(), 'migrate', 'memory.jsonl');
 
 /** The id of history's setup change, as history lists it (undo's case undoes it). */
 let patchOfAcme;
 
-const TOOL_COUNT = 91;
+const TOOL_COUNT = 92;
 
 /**
- * Lists the tools (all 91, each with a case), builds SETUP, then calls every listed tool
+ * Lists the tools (all 92, each with a case), builds SETUP, then calls every listed tool
  * with its case's arguments: none may fail, and a tool that declares an outputSchema must
  * return structuredContent (the SDK client validates it against that schema). Then the graph
  * must show every write.

@@ -645,7 +645,10 @@ impl<L: Log> Server<L> {
             now: self.memory.change_time(self.now),
             uses: &uses,
         };
-        let outcome = tools::run(&self.catalog, ctx, name, args);
+        let outcome = match tools::run(&self.catalog, ctx, name, args) {
+            Outcome::Migrate(path) => migrate(&mut self.memory, by, self.now, &path),
+            outcome => outcome,
+        };
         // A change's uses count once it is logged; a read's, now.
         let mut groups = uses.into_groups();
         if !matches!(outcome, Outcome::Change(_)) {
@@ -710,6 +713,8 @@ impl<L: Log> Server<L> {
                 Err(e) => output::failure(&e.to_string()),
             },
             Outcome::AsOf(at) => read_as_of(&mut self.memory, &self.catalog, at, (name, args), by),
+            // Planned above: a file read through the log becomes a change or a failure.
+            Outcome::Migrate(_) => output::failure("migrate: the file was not read"),
             Outcome::Compact => match self.memory.compact() {
                 Ok(records) => {
                     let result = CompactJson { records };
@@ -754,6 +759,28 @@ impl<L: Log> Server<L> {
         self.subscribers.remove(&session);
         self.clients.remove(&session);
         self.notices.retain(|(s, _)| *s != session);
+    }
+}
+
+/// The `migrate` tool's file at `path`, read through the log and planned as a change to
+/// the graph ([`tools::py_migrate::plan`]), or a failure naming `source_path`.
+fn migrate<L: Log>(memory: &mut Memory<L>, by: Provenance<'_>, now: Millis, path: &str) -> Outcome {
+    let bytes = match memory.log_mut().read_named(path) {
+        Ok(bytes) => bytes,
+        Err(e) => return Outcome::Done(output::failure(&tools::py_migrate::refused(path, &e.0))),
+    };
+    // An import uses nothing.
+    let uses = Uses::default();
+    let ctx = Ctx {
+        graph: memory.graph(),
+        indexes: memory.indexes(),
+        by,
+        now: memory.change_time(now),
+        uses: &uses,
+    };
+    match tools::py_migrate::plan(ctx, path, &bytes) {
+        Ok(plan) => Outcome::Change(plan),
+        Err(e) => Outcome::Done(output::failure(&e)),
     }
 }
 

@@ -739,7 +739,7 @@ fn unread_checkpoint(which: &str, error: &DecodeError) -> String {
 
 /// The graph in a memory file (log or reference JSONL), and notes for the user on what was
 /// repaired or dropped reading it.
-fn imported(bytes: &[u8]) -> Result<(Graph, Vec<String>), String> {
+pub(crate) fn imported(bytes: &[u8]) -> Result<(Graph, Vec<String>), String> {
     if !frame::is_log(bytes) {
         let converted = foreign_records(bytes, &[])?;
         let graph = replay(&converted.records, &mut Vec::new()).map_err(|e| e.to_string())?;

@@ -29,6 +29,7 @@ pub mod plan;
 pub mod profile;
 pub mod py;
 pub mod py_hygiene;
+pub mod py_migrate;
 pub mod py_semantic;
 pub mod query;
 pub mod query_ts;
@@ -59,7 +60,7 @@ use validate::{Issue, Problem};
 const CATALOG_JSON: &str = include_str!("catalog.json");
 
 /// The tools mcp-memory adds, after the nine: `{"tools": [...]}` each, in listing order.
-const EXTENDED_JSON: [&str; 18] = [
+const EXTENDED_JSON: [&str; 19] = [
     include_str!("extended/writes.json"),
     include_str!("extended/graph.json"),
     include_str!("extended/search.json"),
@@ -78,6 +79,7 @@ const EXTENDED_JSON: [&str; 18] = [
     include_str!("extended/export_memory_mcp.json"),
     include_str!("extended/py.json"),
     include_str!("extended/py_hygiene.json"),
+    include_str!("extended/py_migrate.json"),
 ];
 
 /// The definitions listed for a name whose two shapes a memory both answers
@@ -177,6 +179,8 @@ pub enum Run {
     History,
     /// Undoing a change (the `undo` tool).
     Undo,
+    /// Importing a file the host reads by the path the user names (the `migrate` tool).
+    Migrate,
 }
 
 impl Run {
@@ -376,6 +380,7 @@ pub const TOOLS: &[ToolDef] = &[
         py_hygiene::find_duplicate_observations,
     ),
     read("consolidation_report", py_hygiene::consolidation_report),
+    tool("migrate", Run::Migrate),
 ];
 
 /// Adds `extended/reads.json`'s properties to the bounded read tools: their arguments, their
@@ -606,6 +611,9 @@ pub enum Outcome {
     Undo(crate::memory::history::ChangeId),
     /// The same read, on the graph as it was at this time: answer with [`run_past`].
     AsOf(crate::model::Millis),
+    /// Import the file the user named by this path, read through the log: plan it with
+    /// [`py_migrate::plan`].
+    Migrate(String),
 }
 
 /// Reads a tool's arguments (already checked against its schema) into `T`.
@@ -643,6 +651,7 @@ fn run_on(catalog: &Catalog, ctx: Ctx<'_>, name: &str, arguments: &Value, past: 
         Run::Forget(f) => f(ctx, arguments).map(|(plan, names)| Outcome::Forget(plan, names)),
         Run::History => history::query(arguments).map(Outcome::History),
         Run::Undo => history::change_id(arguments).map(Outcome::Undo),
+        Run::Migrate => py_migrate::source_path(arguments).map(Outcome::Migrate),
     };
     outcome.unwrap_or_else(|e| failure(&e))
 }

@@ -133,7 +133,7 @@ const MEMORY_MCP_MORE: [&str; 52] = [
 
 /// What the Python seed lists besides the nine but `read_graph` (it has none), of the
 /// tools this server has in its shapes.
-const PY_MORE: [&str; 10] = [
+const PY_MORE: [&str; 11] = [
     "end_relation",
     "add_reflection",
     "search_reflections",
@@ -144,6 +144,7 @@ const PY_MORE: [&str; 10] = [
     "execute_entity_split_tool",
     "find_duplicate_observations",
     "consolidation_report",
+    "migrate",
 ];
 
 impl Profile {
