@@ -181,6 +181,13 @@ impl QueueMemory {
         Ok(writes)
     }
 
+    /// Readies the memory for the end of this page's use of it: logs the usage counts not
+    /// logged yet (stored with [`QueueMemory::take_writes`], like any call's records).
+    /// Nothing acknowledged depends on it.
+    pub fn close(&mut self) {
+        self.server.memory_mut().close();
+    }
+
     /// The graph in the reference server's JSONL file format.
     #[wasm_bindgen(js_name = exportJsonl)]
     pub fn export_jsonl(&mut self) -> Result<Vec<u8>, JsValue> {

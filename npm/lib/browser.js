@@ -186,13 +186,15 @@ export class BrowserMemory extends EventTarget {
   }
 
   /**
-   * Closes the memory: calls already made still finish, then the database connection is
-   * closed; resolves then. Closing twice does nothing more.
+   * Closes the memory: calls already made still finish, then the engine stores what it
+   * keeps for later (the usage counts not stored yet; nothing acknowledged depends on it),
+   * then the database connection is closed; resolves then. Closing twice does nothing more.
    */
   close() {
     if (!this.#closed) {
+      const last = this.#run((inner) => inner.close()).catch(() => {});
       this.#closed = true;
-      this.#queue = this.#queue.finally(() => {
+      this.#queue = last.finally(() => {
         this.#inner.free();
         this.#log.close();
         this.#channel?.close();

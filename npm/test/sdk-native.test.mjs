@@ -136,6 +136,9 @@ function relationId(from, relationType, to) {
   return Number(h & ((1n << 53n) - 1n));
 }
 
+/** The reference file migrate's case imports. */
+const MIGRATE_FILE = path.join(tempDir(), 'migrate', 'memory.jsonl');
+
 /**
  * Each tool's arguments, and optionally a check of its structuredContent. A tool the
  * server lists without a case here fails the test (and so does a case for a tool it
@@ -388,9 +391,6 @@ const CASES = {
   },
 };
 
-/** The reference file migrate's case imports. */
-const MIGRATE_FILE = path.join(tempDir(), 'migrate', 'memory.jsonl');
-
 /** The id of history's setup change, as history lists it (undo's case undoes it). */
 let patchOfAcme;
 
@@ -441,7 +441,7 @@ async function callEveryTool(client) {
   // Every write took effect, whatever the order of the calls.
   const { structuredContent: graph } = await client.callTool({ name: 'read_graph', arguments: {} });
   const byName = Object.fromEntries(graph.entities.map((e) => [e.name, e]));
-  assert.deepEqual(Object.keys(byName).sort(), ['Acme', 'Alice', 'Bob', 'Created', 'Diary', 'Diary - Tea', 'Dst', 'Imported']);
+  assert.deepEqual(Object.keys(byName).sort(), ['Acme', 'Alice', 'Bob', 'Created', 'Diary', 'Diary - Tea', 'Dst', 'Imported', 'Rosalind']);
   assert.deepEqual(byName.Alice.observations, ['likes tea']);
   assert.deepEqual(byName.Bob.observations.toSorted(), ['plays chess', 'plays go', 'upserted fact']);
   assert.deepEqual(byName.Dst.observations, ['the original', 'a duplicate']);
