@@ -223,6 +223,14 @@ fn search_semantic_lifts_what_was_used_and_shows_why() {
         (ratio - (1.0 + 0.1 * importance)).abs() < 1e-3,
         "{ratio} {plain}"
     );
+    // The seed's routing: a factual question blends cosine with the scaled Limbic score.
+    let factual = call_ok(
+        &mut m,
+        "search_semantic",
+        json!({"query": "qué es harbor", "limit": 2}),
+    );
+    assert_eq!(factual["results"][0]["routing_strategy"], "cosine_heavy");
+    assert_eq!(lifted["results"][0]["routing_strategy"], "hybrid_balanced");
     // Both were returned together twice now: each gets a co-occurrence boost.
     at(&mut m, T0 + 4 * 86_400_000 + 2_000);
     let together = call_ok(&mut m, "search_semantic", query);

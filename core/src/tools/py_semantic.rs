@@ -10,7 +10,8 @@
 //! counts ([`crate::graph::Use`]): search_semantic's results, open_nodes' entities and
 //! add_observations' entity each count a use. The formula and its constants are the seed's
 //! (`scoring.py`) but for β, 0.1 by default (see [`BETA_SAL`]); β and the half-life can be
-//! given per call.
+//! given per call. Routing is the seed's too ([`Routing`]): a query the seed takes as
+//! factual or exploratory blends cosine with the Limbic score, others rank by the latter.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -50,8 +51,72 @@ const TEMPORAL_FLOOR: f64 = 0.1;
 const STATUS: [(&str, f64); 3] = [("pausado", 0.85), ("completado", 0.7), ("archivado", 0.5)];
 /// The multiplier of an entity whose observations are mostly of kind `metadata`.
 const METADATA_DEBOOST: f64 = 0.7;
-/// The strategy reported: the seed's default routing (the only one this server has).
-const ROUTING: &str = "hybrid_balanced";
+/// How the seed routes a query (`detect_query_type`): a factual one ranks mostly by
+/// meaning, an exploratory one mostly by salience, others by the Limbic score alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Routing {
+    /// `cosine_heavy`: 0.7 × cosine + 0.3 × the Limbic score scaled into 0–1.
+    CosineHeavy,
+    /// `hybrid_balanced`: the Limbic score.
+    Balanced,
+    /// `limbic_heavy`: 0.3 × cosine + 0.7 × the scaled Limbic score.
+    LimbicHeavy,
+}
+
+impl Routing {
+    /// The seed's rules: `qué es`, `definición`, `cómo funciona`, `es un(a)` count +2 each;
+    /// `relación`, `diferencia`, `ejemplos`, `comparar` +1; `explícame`, `relación entre`,
+    /// `dime todo`, `cuentame`, `qué piensas` −2; at most 3 words +1, at least 10 −1; at
+    /// most 3 results asked +1, at least 10 −1. At least 2 is factual, at most −2
+    /// exploratory.
+    pub fn of(query: &str, limit: usize) -> Routing {
+        let lower = query.to_lowercase();
+        let count = |keys: &[&str]| keys.iter().filter(|k| lower.contains(*k)).count() as i32;
+        let mut score = 2 * count(&["qué es", "definición", "cómo funciona", "es un ", "es una "])
+            + count(&["relación", "diferencia", "ejemplos", "comparar"])
+            - 2 * count(&[
+                "explícame",
+                "relación entre",
+                "dime todo",
+                "cuentame",
+                "qué piensas",
+            ]);
+        let words = query.split_whitespace().count();
+        score += match words {
+            0..=3 => 1,
+            10.. => -1,
+            _ => 0,
+        };
+        score += match limit {
+            0..=3 => 1,
+            10.. => -1,
+            _ => 0,
+        };
+        match score {
+            2.. => Routing::CosineHeavy,
+            ..=-2 => Routing::LimbicHeavy,
+            _ => Routing::Balanced,
+        }
+    }
+
+    /// Its name in results.
+    pub fn name(self) -> &'static str {
+        match self {
+            Routing::CosineHeavy => "cosine_heavy",
+            Routing::Balanced => "hybrid_balanced",
+            Routing::LimbicHeavy => "limbic_heavy",
+        }
+    }
+
+    /// The weights of cosine and of the scaled Limbic score, if it blends them.
+    fn blend(self) -> Option<(f64, f64)> {
+        match self {
+            Routing::CosineHeavy => Some((0.7, 0.3)),
+            Routing::Balanced => None,
+            Routing::LimbicHeavy => Some((0.3, 0.7)),
+        }
+    }
+}
 
 #[derive(Deserialize)]
 struct Args<'a> {
@@ -85,6 +150,9 @@ struct Hit<'a> {
     routing_strategy: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     distance: Option<f64>,
+    /// The cosine, 0 for a candidate found by words only (what routing blends).
+    #[serde(skip)]
+    cosine: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     rrf_score: Option<f64>,
 }
@@ -182,6 +250,7 @@ pub fn search_semantic(t: Ctx<'_>, a: &Value) -> Result<String, String> {
     });
     let range = if high > low { high - low } else { 1.0 };
     let beta = args.salience_weight.unwrap_or(BETA_SAL);
+    let routing = Routing::of(args.query, limit);
     let lambda = args.half_life_days.map_or(LAMBDA_HOURLY, |days| {
         core::f64::consts::LN_2 / (days * 24.0)
     });
@@ -254,8 +323,9 @@ pub fn search_semantic(t: Ctx<'_>, a: &Value) -> Result<String, String> {
                     temporal_factor: round(time, 4),
                     cooc_boost: round(cooc, 4),
                 },
-                routing_strategy: ROUTING,
+                routing_strategy: routing.name(),
                 distance: cos.map(|c| round(1.0 - f64::from(c), 4)),
+                cosine: cos.map_or(0.0, |c| f64::from(c).max(0.0)),
                 rrf_score: hybrid.then(|| round(rrf, 6)),
             }
         })
@@ -263,6 +333,16 @@ pub fn search_semantic(t: Ctx<'_>, a: &Value) -> Result<String, String> {
     // Best first; the sort is stable, so equals keep the fused order.
     hits.sort_by(|a, b| b.limbic_score.total_cmp(&a.limbic_score));
     hits.truncate(limit);
+    if let Some((by_cosine, by_limbic)) = routing.blend() {
+        // The seed's blend of the best `limit`, its Limbic scores scaled into 0–1.
+        let (low, high) = hits.iter().fold((f64::MAX, f64::MIN), |(lo, hi), h| {
+            (lo.min(h.limbic_score), hi.max(h.limbic_score))
+        });
+        let range = if high > low { high - low } else { 1.0 };
+        let blended =
+            |h: &Hit<'_>| by_cosine * h.cosine + by_limbic * (h.limbic_score - low) / range;
+        hits.sort_by(|a, b| blended(b).total_cmp(&blended(a)));
+    }
     t.uses.note(hits.iter().map(|h| h.name));
     for h in &mut hits {
         h.limbic_score = round(h.limbic_score, 4);
@@ -303,6 +383,33 @@ mod tests {
             1.15,
             "the degree counts up to 15"
         );
+    }
+
+    #[test]
+    fn routing_is_the_seeds() {
+        assert_eq!(Routing::of("qué es un motor", 5), Routing::CosineHeavy);
+        assert_eq!(
+            Routing::of("engine", 2),
+            Routing::CosineHeavy,
+            "short, few results"
+        );
+        assert_eq!(
+            Routing::of("who designed the calculating engine", 2),
+            Routing::Balanced
+        );
+        assert_eq!(Routing::of("engine", 10), Routing::Balanced);
+        assert_eq!(
+            Routing::of("dime todo sobre el motor", 5),
+            Routing::LimbicHeavy
+        );
+        let long = "what did she say about the engine when they met in london";
+        assert_eq!(
+            Routing::of(long, 10),
+            Routing::LimbicHeavy,
+            "long, many results"
+        );
+        assert_eq!(Routing::of("QUÉ ES la DEFINICIÓN", 5), Routing::CosineHeavy);
+        assert_eq!(Routing::LimbicHeavy.name(), "limbic_heavy");
     }
 
     #[test]
