@@ -611,7 +611,7 @@ impl<L: Log> Server<L> {
     fn call_tool(&mut self, id: &str, name: &str, args: &Value) -> Vec<String> {
         let mut out = Vec::with_capacity(2);
         // Uses noted by earlier calls are logged by the first call a second after the
-        // last record of them (a read then takes the writer's turn for it).
+        // oldest of them (a read then takes the writer's turn for it).
         let log_uses = self.memory.uses_due(self.now);
         let intent = if log_uses || self.catalog.mutates(name) {
             Intent::Write

@@ -114,8 +114,8 @@ pub fn upsert<'a>(graph: &Graph, entities: &[Entity<'a>]) -> (Vec<Op<'a>>, Vec<U
 /// or not at all. A new entity or relation the file knows the times of comes in as the file
 /// has it (times, tags, importance, parent, status, observations with their kinds and
 /// history; a relation's context); others are made at the import's time. Also the counts
-/// for the summary: new entities, observations added to existing ones, new relations.
-pub fn merge_graph(graph: &Graph, other: &Graph) -> (Change, [usize; 3]) {
+/// a summary gives ([`Merged`]).
+pub fn merge_graph(graph: &Graph, other: &Graph) -> (Change, Merged) {
     let entities = other.entity_texts();
     let (mut records, results) = upsert(graph, &entities);
     let new_entities = results.iter().filter(|r| r.created).count();
@@ -124,6 +124,10 @@ pub fn merge_graph(graph: &Graph, other: &Graph) -> (Change, [usize; 3]) {
         .filter(|r| graph.first_named(r.name).is_some())
         .map(|r| r.added_observations.len())
         .sum();
+    let changed_entities = results
+        .iter()
+        .filter(|r| r.created || !r.added_observations.is_empty())
+        .count();
     let mut exact = Vec::new();
     if let Some(Op::CreateEntities(created)) = records.first_mut() {
         created.retain(|e| match other.named(e.name) {
@@ -158,5 +162,24 @@ pub fn merge_graph(graph: &Graph, other: &Graph) -> (Change, [usize; 3]) {
     if !kept.is_empty() {
         records.push(Op::PutRelations(kept));
     }
-    (Change::of(records), [new_entities, extended, new_relations])
+    let merged = Merged {
+        new_entities,
+        extended,
+        changed_entities,
+        new_relations,
+    };
+    (Change::of(records), merged)
+}
+
+/// What [`merge_graph`] counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Merged {
+    /// Entities the graph did not have.
+    pub new_entities: usize,
+    /// Observations added to entities it had.
+    pub extended: usize,
+    /// Entities created or given observations they lacked.
+    pub changed_entities: usize,
+    /// Relations it did not have.
+    pub new_relations: usize,
 }

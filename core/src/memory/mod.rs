@@ -599,11 +599,11 @@ impl<L: Log> Memory<L> {
                 graph.relation_count()
             )
         } else {
-            let (change, [entities, observations, relations]) =
-                merge::merge_graph(&self.graph, &graph);
+            let (change, merged) = merge::merge_graph(&self.graph, &graph);
             self.commit(change, at, by)?;
             format!(
-                "imported {entities} new entities, {observations} new observations on existing entities, {relations} new relations"
+                "imported {} new entities, {} new observations on existing entities, {} new relations",
+                merged.new_entities, merged.extended, merged.new_relations
             )
         };
         for note in notes {

@@ -95,19 +95,14 @@ pub fn plan(t: Ctx<'_>, path: &str, bytes: &[u8]) -> Result<Plan, String> {
     if other.entity_count() + other.relation_count() == 0 && source.skipped == 0 {
         return Err(no_lines());
     }
-    let texts = other.entity_texts();
-    let (_, upserted) = merge::upsert(t.graph, &texts);
-    let entities_imported = (upserted.iter())
-        .filter(|u| u.created || !u.added_observations.is_empty())
-        .count();
-    let (change, [_, _, relations_imported]) = merge::merge_graph(t.graph, other);
+    let (change, merged) = merge::merge_graph(t.graph, other);
     let migrated = Migrated {
-        entities_imported,
-        relations_imported,
+        entities_imported: merged.changed_entities,
+        relations_imported: merged.new_relations,
         errors: source.errors,
         skipped: source.skipped
-            + (upserted.len() - entities_imported)
-            + (other.relation_count() - relations_imported),
+            + (other.entity_count() - merged.changed_entities)
+            + (other.relation_count() - merged.new_relations),
     };
     Ok(Plan {
         change,
