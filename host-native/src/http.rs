@@ -1,9 +1,18 @@
-//! MCP Streamable HTTP on `/mcp`: POST carries one JSON-RPC message (the answer is JSON, or
-//! an SSE stream when notifications precede the reply), GET opens the session's stream of
-//! notifications, DELETE ends the session. Checked in this order: the Origin (403 unless
-//! allowed), the Host of a loopback server (403 unless a loopback name: DNS rebinding), the
-//! bearer token (401), the `MCP-Protocol-Version` (400), the `MCP-Session-Id` (400 missing,
-//! 404 unknown).
+//! MCP Streamable HTTP on `/mcp`, in both protocol eras.
+//!
+//! Handshake era (2025-11-25 and before): POST carries one JSON-RPC message (the answer is
+//! JSON, or an SSE stream when notifications precede the reply), GET opens the session's
+//! stream of notifications, DELETE ends the session. Checked in this order: the Origin (403
+//! unless allowed), the Host of a loopback server (403 unless a loopback name: DNS
+//! rebinding), the bearer token (401), the `MCP-Protocol-Version` (400), the
+//! `MCP-Session-Id` (400 missing, 404 unknown).
+//!
+//! Modern era (2026-07-28; a POST whose message carries the envelope, [`Kind::Request`]'s
+//! `modern`): no session; after the same Origin, Host and token checks, the
+//! `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers must agree with the body (400,
+//! -32020). An error's status follows its code (400; 404 for an unknown method). A
+//! `subscriptions/listen` is answered with an SSE stream: the acknowledgement, then the
+//! notifications, until the client closes it.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -20,7 +29,8 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
-use mcp_memory_core::mcp::{self, Kind, PROTOCOL_VERSIONS};
+use base64::Engine as _;
+use mcp_memory_core::mcp::{self, Headers, Kind, MODERN_VERSIONS, PROTOCOL_VERSIONS};
 use mcp_memory_core::tools::limits::MAX_MESSAGE_BYTES;
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
@@ -36,6 +46,8 @@ pub const PATH: &str = "/mcp";
 pub const MAX_SESSIONS: usize = 1024;
 const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";
+const METHOD_HEADER: &str = "mcp-method";
+const NAME_HEADER: &str = "mcp-name";
 
 /// Who may call, and what the endpoint must check.
 pub struct Policy {
@@ -58,6 +70,9 @@ struct App {
     hub: Hub,
     policy: Policy,
     sessions: Mutex<HashMap<String, Session>>,
+    /// The session number modern requests are handled in (they have no session; provenance
+    /// names this one).
+    stateless: u32,
 }
 
 impl App {
@@ -68,10 +83,12 @@ impl App {
 
 /// Serves `/mcp` until the process ends.
 pub async fn serve(listener: TcpListener, hub: Hub, policy: Policy) -> Result<()> {
+    let stateless = hub.new_session();
     let app = Arc::new(App {
         hub,
         policy,
         sessions: Mutex::new(HashMap::new()),
+        stateless,
     });
     let router = Router::new()
         .route(PATH, any(endpoint))
@@ -170,10 +187,13 @@ fn admit(app: &App, headers: &HeaderMap) -> Result<(), Refusal> {
             ));
         }
     }
-    if let Some(version) = headers.get(VERSION_HEADER) {
+    // A modern request's version is the core's to check, against its body.
+    if let Some(version) = headers.get(VERSION_HEADER)
+        && !headers.contains_key(METHOD_HEADER)
+    {
         let known = version
             .to_str()
-            .is_ok_and(|v| PROTOCOL_VERSIONS.contains(&v));
+            .is_ok_and(|v| PROTOCOL_VERSIONS.contains(&v) || MODERN_VERSIONS.contains(&v));
         if !known {
             let message = format!(
                 "Bad Request: unsupported MCP-Protocol-Version (supported: {})",
@@ -203,8 +223,16 @@ async fn endpoint(
         }
         Err(e) => return e.into_response(),
     };
+    // The modern era has no GET stream and no sessions to delete.
+    let modern = text(&headers, VERSION_HEADER).is_some_and(|v| MODERN_VERSIONS.contains(&v));
     match method {
         Method::POST => post(&app, &headers, body).await,
+        Method::GET | Method::DELETE if modern => refuse(
+            StatusCode::METHOD_NOT_ALLOWED,
+            -32000,
+            "Method Not Allowed: MCP 2026-07-28 requests are POSTs",
+        )
+        .into_response(),
         Method::GET => get(&app, &headers),
         Method::DELETE => delete(&app, &headers),
         _ => refuse(StatusCode::METHOD_NOT_ALLOWED, -32000, "Method Not Allowed").into_response(),
@@ -272,7 +300,7 @@ fn open_session(app: &App) -> Result<(String, u32)> {
     Ok((id, number))
 }
 
-async fn post(app: &App, headers: &HeaderMap, body: Bytes) -> Response {
+async fn post(app: &Arc<App>, headers: &HeaderMap, body: Bytes) -> Response {
     if !text(headers, header::CONTENT_TYPE).is_some_and(|c| {
         c.split(';')
             .next()
@@ -300,6 +328,9 @@ async fn post(app: &App, headers: &HeaderMap, body: Bytes) -> Response {
     let kind = mcp::classify(&message);
     if let Some(refusal) = kind.refusal() {
         return json_response(StatusCode::BAD_REQUEST, refusal);
+    }
+    if let Kind::Request { modern: true, .. } = kind {
+        return modern(app, headers, message.into_owned()).await;
     }
     let initialize = matches!(
         kind,
@@ -338,6 +369,110 @@ async fn post(app: &App, headers: &HeaderMap, body: Bytes) -> Response {
         response.headers_mut().insert(SESSION_HEADER, value);
     }
     response
+}
+
+/// `Mcp-Name` as sent: plain, or `=?base64?<base64 of UTF-8>?=` for a value that is not a
+/// plain header value (`None` for a malformed one).
+fn decoded_name(value: &str) -> Option<String> {
+    match value
+        .strip_prefix("=?base64?")
+        .and_then(|v| v.strip_suffix("?="))
+    {
+        Some(encoded) => base64::engine::general_purpose::STANDARD
+            .decode(encoded)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok()),
+        None => Some(value.to_string()),
+    }
+}
+
+/// The HTTP status of a modern reply: that of its error's code, else 200.
+fn modern_status(reply: &str) -> StatusCode {
+    let code = serde_json::from_str::<serde_json::Value>(reply)
+        .ok()
+        .and_then(|r| r.pointer("/error/code").and_then(serde_json::Value::as_i64));
+    match code {
+        Some(-32601) => StatusCode::NOT_FOUND,
+        Some(-32700 | -32600 | -32602 | -32020 | -32021 | -32022) => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    }
+}
+
+/// Answers a modern request: its headers checked against its body, no session.
+async fn modern(app: &Arc<App>, headers: &HeaderMap, message: String) -> Response {
+    let name = text(headers, NAME_HEADER).map(decoded_name);
+    let routing = Headers {
+        version: text(headers, VERSION_HEADER),
+        method: text(headers, METHOD_HEADER),
+        name: name.as_ref().and_then(|n| n.as_deref()),
+    };
+    if let Some(refusal) = mcp::header_refusal(&message, routing) {
+        return json_response(StatusCode::BAD_REQUEST, refusal);
+    }
+    if routing.method == Some("subscriptions/listen") {
+        return listen(app, headers, message).await;
+    }
+    let mut replies = app.hub.handle(app.stateless, message).await;
+    let reply = replies.pop().unwrap_or_default();
+    json_response(modern_status(&reply), reply)
+}
+
+/// Ends a `subscriptions/listen` stream's session when the client closes the stream.
+struct ListenGuard {
+    app: Arc<App>,
+    number: u32,
+}
+
+impl Drop for ListenGuard {
+    fn drop(&mut self) {
+        self.app.hub.end(self.number);
+    }
+}
+
+/// Answers `subscriptions/listen` with an SSE stream in a session of its own: the
+/// acknowledgement, then each notification, until the client closes it.
+async fn listen(app: &Arc<App>, headers: &HeaderMap, message: String) -> Response {
+    if !accepts(headers, "text/event-stream") {
+        return refuse(
+            StatusCode::NOT_ACCEPTABLE,
+            -32000,
+            "Not Acceptable: subscriptions/listen answers with text/event-stream",
+        )
+        .into_response();
+    }
+    let number = app.hub.new_session();
+    let guard = ListenGuard {
+        app: Arc::clone(app),
+        number,
+    };
+    let (outbox, queue) = mpsc::channel(OUTBOX_MESSAGES);
+    app.hub.attach(number, outbox);
+    let replies = app.hub.handle(number, message).await;
+    // A refused listen is a reply, not an acknowledgement: answered as JSON.
+    if let [reply] = replies.as_slice()
+        && reply.starts_with(r#"{"jsonrpc":"2.0","id""#)
+    {
+        return json_response(modern_status(reply), reply.clone());
+    }
+    notification_stream(replies, queue, guard)
+}
+
+/// An SSE stream of `first`, then the messages of `queue` until the client closes it, which
+/// drops `guard`.
+fn notification_stream<G: Send + Sync + 'static>(
+    first: Vec<String>,
+    queue: mpsc::Receiver<String>,
+    guard: G,
+) -> Response {
+    let stream = tokio_stream::iter(first)
+        .chain(ReceiverStream::new(queue))
+        .map(move |m| {
+            let _ = &guard;
+            Ok::<_, Infallible>(Event::default().data(m))
+        });
+    Sse::new(stream)
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response()
 }
 
 /// Marks a session's notification stream closed when the client drops it.
@@ -391,13 +526,7 @@ fn get(app: &Arc<App>, headers: &HeaderMap) -> Response {
         id,
         number,
     };
-    let stream = ReceiverStream::new(queue).map(move |m| {
-        let _ = &guard;
-        Ok::<_, Infallible>(Event::default().data(m))
-    });
-    Sse::new(stream)
-        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
-        .into_response()
+    notification_stream(Vec::new(), queue, guard)
 }
 
 fn delete(app: &App, headers: &HeaderMap) -> Response {

@@ -209,18 +209,26 @@ class Http:
         self.pending = []
         self.opened = itertools.count(1)
 
-    def _post(self, raw):
-        """POSTs one line; its status and messages, and what it tells of the session."""
+    def _post(self, raw, extra=None):
+        """POSTs one line with the `extra` headers (a `None` value leaves one out); its status
+        and messages, and what it tells of the session."""
         body = raw.encode("utf-8", "surrogatepass")
         initialize = initialize_id(raw)
         headers = {
             "Content-Type": "application/json",
             "Accept": "application/json, text/event-stream",
         }
-        if initialize is None and self.session is not None:
+        modern = modern_headers(raw)
+        if modern is not None:
+            headers.update(modern)
+        elif initialize is None and self.session is not None:
             headers["Mcp-Session-Id"] = self.session
             if self.version is not None:
                 headers["MCP-Protocol-Version"] = self.version
+        for name, value in (extra or {}).items():
+            headers.pop(name, None)
+            if value is not None:
+                headers[name] = value
         if self.conn is None:
             self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=REPLY_TIMEOUT)
         try:
@@ -254,10 +262,10 @@ class Http:
         if status != 202 or messages:
             raise RuntimeError(f"notifications/initialized got {status} {messages}")
 
-    def send(self, raw):
-        if self.session is None and initialize_id(raw) is None:
+    def send(self, raw, extra=None):
+        if self.session is None and initialize_id(raw) is None and modern_headers(raw) is None:
             self._open_session()
-        self.status, messages = self._post(raw)
+        self.status, messages = self._post(raw, extra)
         self.pending += messages
 
     def recv(self):
@@ -274,6 +282,32 @@ class Http:
         if self.conn is not None:
             self.conn.close()
         return terminate(self.proc)
+
+
+MODERN_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+
+
+def modern_headers(raw):
+    """The routing headers of a modern (MCP 2026-07-28) request, or `None` for a line that is
+    not one: a request whose `params._meta` carries the protocol version, or
+    `server/discover`. Modern requests have no session."""
+    try:
+        msg = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(msg, dict) or "id" not in msg or msg.get("method") == "initialize":
+        return None
+    params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+    meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+    if MODERN_VERSION_KEY not in meta and msg.get("method") != "server/discover":
+        return None
+    headers = {"Mcp-Method": str(msg.get("method"))}
+    if isinstance(meta.get(MODERN_VERSION_KEY), str):
+        headers["MCP-Protocol-Version"] = meta[MODERN_VERSION_KEY]
+    name = {"tools/call": "name", "resources/read": "uri"}.get(msg.get("method"))
+    if name and isinstance(params.get(name), str):
+        headers["Mcp-Name"] = params[name]
+    return headers
 
 
 def initialize_id(raw):
@@ -416,6 +450,8 @@ def run(path, cmd, reference, record, transport="stdio"):
     scenario = json.loads(path.read_text(encoding="utf-8"))
     if reference and scenario.get("reference_skip"):
         return None
+    if transport not in scenario.get("transports", TRANSPORTS):
+        return None
     start = SERVERS[transport]
     failures = []
     changed = False
@@ -439,10 +475,11 @@ def run(path, cmd, reference, record, transport="stdio"):
                     server = None  # stopped: nothing to stop at the end if the start fails
                     server = start(cmd, file, env)
                     continue
-                if "send" in step:
-                    server.send(line_of(step))
+                line = line_of(step) if "send" in step else step["send_raw"]
+                if transport == "http":
+                    server.send(line, step.get("http_headers"))
                 else:
-                    server.send(step["send_raw"])
+                    server.send(line)
                 if transport == "http" and (why := status_failure(step, server.status)):
                     failures.append((index, why, None, None))
                 key = expectation_key(step, transport, reference)
@@ -506,7 +543,8 @@ def main():
     for path in files:
         failures = run(path, args.cmd, args.reference, args.record, args.transport)
         if failures is None:
-            print(f"skip {path.name} (reference_skip)")
+            why = "reference_skip" if args.reference else f"not run over {args.transport}"
+            print(f"skip {path.name} ({why})")
             continue
         print(f"{'FAIL' if failures else 'ok  '} {path.name}")
         for index, why, want, got in failures:

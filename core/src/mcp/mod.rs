@@ -23,6 +23,10 @@ use crate::tools::profile::Selection;
 use crate::tools::validate::{Issue, Seg};
 use crate::tools::{self, Answer, Catalog, Ctx, Outcome, Uses};
 
+pub mod era;
+
+pub use era::{Envelope, Headers, MODERN_VERSIONS};
+
 /// The compact tool's structured result: how many records the log holds now.
 #[derive(serde::Serialize)]
 struct CompactJson {
@@ -72,6 +76,9 @@ pub enum Kind {
         id: String,
         /// Whether it is `initialize` (an HTTP session starts with it).
         initialize: bool,
+        /// Whether it is a modern (2026-07-28) request, answered on its own
+        /// ([`era::is_modern`]).
+        modern: bool,
     },
     /// A notification, or a response to the server: handled, never answered.
     Notification,
@@ -115,10 +122,10 @@ pub fn classify(message: &str) -> Kind {
         return Kind::Batch;
     }
     if let Some(req) = as_request(&msg) {
-        let initialize = req.method == "initialize";
         return Kind::Request {
+            initialize: req.method == "initialize",
+            modern: era::is_modern(req.method, req.params),
             id: req.id,
-            initialize,
         };
     }
     let obj = msg.as_object();
@@ -169,25 +176,52 @@ fn as_request(msg: &Value) -> Option<Request<'_>> {
         }
         Some(_) => return None,
     };
-    let id = match obj.get("id")? {
-        Value::String(s) => json::compact(s),
+    let id = id_text(obj.get("id")?)?;
+    Some(Request { id, method, params })
+}
+
+/// A request id as JSON text (`"abc"`, `7`), or `None` for one MCP does not allow (not a
+/// string or a safe integer).
+fn id_text(id: &Value) -> Option<String> {
+    match id {
+        Value::String(s) => Some(json::compact(s)),
         Value::Number(n) => {
             let f = n.as_f64()?;
             let whole = f as i64;
             if whole as f64 != f || !(-MAX_SAFE_ID..=MAX_SAFE_ID).contains(&f) {
                 return None;
             }
-            format!("{whole}")
+            Some(format!("{whole}"))
         }
-        _ => return None,
-    };
-    Some(Request { id, method, params })
+        _ => None,
+    }
+}
+
+/// For an HTTP host: error -32020 for a modern request whose routing headers disagree with
+/// its body ([`era::header_mismatch`]), or `None` (also for a message that is not a modern
+/// request).
+pub fn header_refusal(message: &str, headers: Headers<'_>) -> Option<String> {
+    let (msg, _) = parse_lenient::<Value>(message).ok()?;
+    let req = as_request(&msg)?;
+    if !era::is_modern(req.method, req.params) {
+        return None;
+    }
+    era::header_mismatch(&req.id, req.method, req.params, headers)
 }
 
 /// `notifications/resources/updated` for the graph resource.
 fn updated_notification() -> String {
     format!(
         r#"{{"method":"notifications/resources/updated","params":{{"uri":"{GRAPH_URI}"}},"jsonrpc":"2.0"}}"#
+    )
+}
+
+/// `notifications/resources/updated` for the graph resource on the `subscriptions/listen`
+/// stream of request `id`.
+fn listened_notification(id: &str) -> String {
+    format!(
+        r#"{{"method":"notifications/resources/updated","params":{{"uri":"{GRAPH_URI}","_meta":{{"{}":{id}}}}},"jsonrpc":"2.0"}}"#,
+        era::SUBSCRIPTION_KEY
     )
 }
 
@@ -324,6 +358,11 @@ pub struct Server<L: Log> {
     catalog: Catalog,
     /// The sessions (clients) subscribed to `memory://knowledge-graph`.
     subscribers: HashSet<u32>,
+    /// The `subscriptions/listen` streams for `memory://knowledge-graph`: the session and
+    /// the listen request's id (JSON text).
+    listeners: Vec<(u32, String)>,
+    /// The envelope of the modern request being handled (`None`: the handshake era).
+    envelope: Option<Envelope>,
     /// The session whose message is being handled.
     session: u32,
     /// The host's time for the message being handled.
@@ -347,6 +386,8 @@ impl<L: Log> Server<L> {
             memory,
             catalog: Catalog::default(),
             subscribers: HashSet::default(),
+            listeners: Vec::new(),
+            envelope: None,
             session: 0,
             now: 0,
             clients: HashMap::default(),
@@ -487,16 +528,86 @@ impl<L: Log> Server<L> {
                 vec![too_large(Some(&req.id), Some(message.len()))]
             }
             Some(req) => self.dispatch(req),
-            None => Vec::new(),
+            None => {
+                self.notified(&msg);
+                Vec::new()
+            }
+        }
+    }
+
+    /// Takes note of a notification: `notifications/cancelled` ends the session's
+    /// `subscriptions/listen` stream it names.
+    fn notified(&mut self, msg: &Value) {
+        if msg.get("method").and_then(Value::as_str) != Some("notifications/cancelled") {
+            return;
+        }
+        let Some(id) = msg.pointer("/params/requestId").and_then(id_text) else {
+            return;
+        };
+        let session = self.session;
+        self.listeners.retain(|(s, i)| !(*s == session && *i == id));
+    }
+
+    /// Answers a request in its era: a modern one only once its envelope checks out, and
+    /// with what modern results carry.
+    fn dispatch(&mut self, req: Request<'_>) -> Vec<String> {
+        if !era::is_modern(req.method, req.params) {
+            return self.answer(req);
+        }
+        match era::envelope(&req.id, req.params) {
+            Err(refused) => vec![refused],
+            Ok(envelope) => {
+                let method = req.method;
+                self.envelope = Some(envelope);
+                let mut out = self.answer(req);
+                self.envelope = None;
+                if let Some(last) = out.last_mut() {
+                    era::stamp(last, era::ttl_of(method));
+                }
+                out
+            }
+        }
+    }
+
+    /// The error for malformed params: -32602 in the modern era, and in the handshake era
+    /// the reference's -32603 carrying zod-style issues.
+    fn invalid(&self, id: &str, issues: &[Issue]) -> String {
+        let reply = params_error(id, issues);
+        if self.envelope.is_some() {
+            reply.replacen("\"code\":-32603", "\"code\":-32602", 1)
+        } else {
+            reply
         }
     }
 
     /// Answers a request.
-    fn dispatch(&mut self, req: Request<'_>) -> Vec<String> {
+    fn answer(&mut self, req: Request<'_>) -> Vec<String> {
         let id = req.id.as_str();
+        let modern = self.envelope.is_some();
         let mut check = ParamCheck::new(req.params);
         let one = |s: String| vec![s];
         match req.method {
+            "server/discover" => one(reply(
+                id,
+                format!(
+                    r#"{{"supportedVersions":{},"capabilities":{SUBSCRIBE_CAPS},"instructions":{},"_meta":{{"{}":{{"name":"mcp-memory","version":"{}"}}}}}}"#,
+                    era::supported_json(),
+                    json::compact(INSTRUCTIONS),
+                    era::SERVER_INFO_KEY,
+                    env!("CARGO_PKG_VERSION"),
+                ),
+            )),
+            // Removed in the modern era (`subscriptions/listen` replaces subscribing).
+            "ping" | "resources/subscribe" | "resources/unsubscribe" if modern => {
+                one(error(id, -32601, "Method not found"))
+            }
+            "subscriptions/listen" if modern => {
+                check.want(None, "notifications", "object", false);
+                if !check.issues.is_empty() {
+                    return one(self.invalid(id, &check.issues));
+                }
+                one(self.listen(id, req.params))
+            }
             "initialize" => {
                 check.want(None, "protocolVersion", "string", false);
                 check.want(None, "capabilities", "object", false);
@@ -504,7 +615,7 @@ impl<L: Log> Server<L> {
                 check.want(Some("clientInfo"), "name", "string", false);
                 check.want(Some("clientInfo"), "version", "string", false);
                 if !check.issues.is_empty() {
-                    return one(params_error(id, &check.issues));
+                    return one(self.invalid(id, &check.issues));
                 }
                 if let (Some(client), Some(info)) = (
                     self.clients.get_mut(&self.session),
@@ -536,7 +647,7 @@ impl<L: Log> Server<L> {
                 check.want(None, "name", "string", false);
                 check.want(None, "arguments", "record", true);
                 if !check.issues.is_empty() {
-                    return one(params_error(id, &check.issues));
+                    return one(self.invalid(id, &check.issues));
                 }
                 let empty = Value::Object(Map::new());
                 let args = req
@@ -555,12 +666,33 @@ impl<L: Log> Server<L> {
             "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
                 check.want(None, "uri", "string", false);
                 if !check.issues.is_empty() {
-                    return one(params_error(id, &check.issues));
+                    return one(self.invalid(id, &check.issues));
                 }
                 self.resource(id, req.method, check.str("uri"))
             }
             _ => one(error(id, -32601, "Method not found")),
         }
+    }
+
+    /// Opens a `subscriptions/listen` stream: acknowledges what it honors (changes to
+    /// `memory://knowledge-graph`, if asked for); the notifications that follow carry the
+    /// request's id, until the client cancels the request.
+    fn listen(&mut self, id: &str, params: Option<&Map<String, Value>>) -> String {
+        let graph = params
+            .and_then(|p| p.get("notifications"))
+            .and_then(|n| n.get("resourceSubscriptions"))
+            .and_then(Value::as_array)
+            .is_some_and(|uris| uris.iter().any(|u| u == GRAPH_URI));
+        let honored = if graph {
+            self.listeners.push((self.session, id.to_string()));
+            format!(r#"{{"resourceSubscriptions":["{GRAPH_URI}"]}}"#)
+        } else {
+            "{}".to_string()
+        };
+        format!(
+            r#"{{"method":"notifications/subscriptions/acknowledged","params":{{"notifications":{honored},"_meta":{{"{}":{id}}}}},"jsonrpc":"2.0"}}"#,
+            era::SUBSCRIPTION_KEY
+        )
     }
 
     fn resource(&mut self, id: &str, method: &str, uri: &str) -> Vec<String> {
@@ -632,9 +764,14 @@ impl<L: Log> Server<L> {
         }
         let uses = Uses::default();
         let client = &self.clients[&self.session];
+        // A modern request names its client itself.
+        let (client_name, version) = match &self.envelope {
+            Some(envelope) => (&envelope.client, &envelope.client_version),
+            None => (&client.name, &client.version),
+        };
         let by = Provenance {
-            client: &client.name,
-            version: &client.version,
+            client: client_name,
+            version,
             session: &client.id,
             actor: self.actor.as_deref(),
         };
@@ -739,11 +876,19 @@ impl<L: Log> Server<L> {
     /// Tells every subscriber the graph may have changed: this session's client in `out`,
     /// the others through the notices.
     fn graph_changed(&mut self, out: &mut Vec<String>) {
-        for &session in &self.subscribers {
+        let legacy = self
+            .subscribers
+            .iter()
+            .map(|&session| (session, updated_notification()));
+        let modern = self
+            .listeners
+            .iter()
+            .map(|(session, id)| (*session, listened_notification(id)));
+        for (session, notice) in legacy.chain(modern) {
             if session == self.session {
-                out.push(updated_notification());
+                out.push(notice);
             } else {
-                self.notices.push((session, updated_notification()));
+                self.notices.push((session, notice));
             }
         }
     }
@@ -757,6 +902,7 @@ impl<L: Log> Server<L> {
     /// Forgets a session whose client went away (its subscription and waiting notices).
     pub fn end_session(&mut self, session: u32) {
         self.subscribers.remove(&session);
+        self.listeners.retain(|(s, _)| *s != session);
         self.clients.remove(&session);
         self.notices.retain(|(s, _)| *s != session);
     }
@@ -843,6 +989,7 @@ mod tests {
         let request = |id: &str, initialize| Kind::Request {
             id: id.into(),
             initialize,
+            modern: false,
         };
         let cases = [
             (
