@@ -28,7 +28,7 @@ use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use axum::routing::any;
+use axum::routing::{self, any};
 use base64::Engine as _;
 use mcp_memory_core::mcp::{self, Headers, Kind, MODERN_VERSIONS, PROTOCOL_VERSIONS};
 use mcp_memory_core::tools::limits::MAX_MESSAGE_BYTES;
@@ -92,10 +92,30 @@ pub async fn serve(listener: TcpListener, hub: Hub, policy: Policy) -> Result<()
     });
     let router = Router::new()
         .route(PATH, any(endpoint))
+        .route("/", routing::get(browser))
         .layer(DefaultBodyLimit::max(MAX_MESSAGE_BYTES))
         .with_state(app);
     axum::serve(listener, router).await?;
     Ok(())
+}
+
+/// The memory browser (npm/ui/index.html): it holds no data, and calls `/mcp` with the
+/// token the user gives it.
+const BROWSER_PAGE: &str = include_str!("../../npm/ui/index.html");
+
+/// Serves the memory browser, to requests that pass the Origin and Host checks.
+async fn browser(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
+    if let Err(refused) = admit_origin(&app.policy, &headers) {
+        return refused.into_response();
+    }
+    (
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        BROWSER_PAGE,
+    )
+        .into_response()
 }
 
 /// A refused request: an HTTP status and a JSON-RPC error (no id) saying why.
@@ -155,13 +175,14 @@ fn loopback_host(host: &str) -> bool {
     matches!(name, "localhost" | "127.0.0.1" | "::1")
 }
 
-/// The checks every method passes first; `Err` is the refusal to send.
-fn admit(app: &App, headers: &HeaderMap) -> Result<(), Refusal> {
-    let policy = &app.policy;
+/// The Origin (one allowed with `--allow-origin`, or the server's own: the memory browser's
+/// page) and, on a loopback server, the Host (DNS rebinding); `Err` is the refusal to send.
+fn admit_origin(policy: &Policy, headers: &HeaderMap) -> Result<(), Refusal> {
     if let Some(origin) = headers.get(header::ORIGIN) {
-        let allowed = origin
-            .to_str()
-            .is_ok_and(|o| policy.allowed_origins.iter().any(|a| a == o));
+        let own = text(headers, header::HOST).map(|host| format!("http://{host}"));
+        let allowed = origin.to_str().is_ok_and(|o| {
+            policy.allowed_origins.iter().any(|a| a == o) || own.as_deref() == Some(o)
+        });
         if !allowed {
             return Err(refuse(
                 StatusCode::FORBIDDEN,
@@ -177,6 +198,13 @@ fn admit(app: &App, headers: &HeaderMap) -> Result<(), Refusal> {
             "Forbidden: a loopback server answers only requests for localhost",
         ));
     }
+    Ok(())
+}
+
+/// The checks every method passes first; `Err` is the refusal to send.
+fn admit(app: &App, headers: &HeaderMap) -> Result<(), Refusal> {
+    let policy = &app.policy;
+    admit_origin(policy, headers)?;
     if let Some(token) = &policy.token {
         let ok = text(headers, header::AUTHORIZATION).is_some_and(|h| token.authorizes(h));
         if !ok {

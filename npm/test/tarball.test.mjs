@@ -70,7 +70,7 @@ async function answersMcp(cmd, { cwd, what }) {
   return run;
 }
 
-test('the tarball ships the engine (dist/node and dist/web), the CLI and both APIs, and nothing else', () => {
+test('the tarball ships the engine (dist/node and dist/web), the CLI, both APIs and the memory browser, and nothing else', () => {
   const paths = packed.files.map((f) => f.path).sort();
   for (const wanted of [
     'package.json',
@@ -90,6 +90,7 @@ test('the tarball ships the engine (dist/node and dist/web), the CLI and both AP
     'browser.d.ts',
     'dist/web/mcp_memory.js',
     'dist/web/mcp_memory_bg.wasm',
+    'ui/index.html',
   ]) {
     assert.ok(paths.includes(wanted), `${wanted} is in the tarball (was the engine built with npm run build?)\n${paths.join('\n')}`);
   }

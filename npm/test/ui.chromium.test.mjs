@@ -1,0 +1,191 @@
+// The memory browser (ui/index.html) in headless Chromium against a real native server over
+// HTTP with a bearer token: the page is served at /, speaks MCP 2026-07-28 to /mcp, and the
+// test reads its DOM (not pixels): counts, ranked search with highlighted matches, an
+// entity's observations with their kinds and times, its relations in and out, the
+// neighbourhood drawing with labels and a legend of types, the timeline of changes by client,
+// and an edit, an ended relation, a merge and an undo made through it. A wrong token gets
+// nothing but the page's error.
+//
+// The native binary is $MCP_MEMORY_NATIVE, else ../target/release/mcp-memory (skipped without).
+
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { launch } from './chromium.mjs';
+import { KILL_AFTER_MS, NPM_DIR, childEnv, tempDir } from './helpers.mjs';
+
+const NATIVE = process.env.MCP_MEMORY_NATIVE
+  ? path.resolve(process.env.MCP_MEMORY_NATIVE)
+  : path.resolve(NPM_DIR, '..', 'target', 'release', 'mcp-memory');
+const SKIP = { skip: !fs.existsSync(NATIVE) && `no native binary at ${NATIVE}` };
+const TOKEN = 'ui-test-token';
+
+let server;
+let browser;
+
+/** Starts the native server over HTTP with a token and every tool; resolves to its base URL. */
+async function start() {
+  const dir = tempDir('mcp-memory-ui-');
+  fs.writeFileSync(path.join(dir, 'token'), `${TOKEN}\n`, { mode: 0o600 });
+  const child = spawn(NATIVE, ['-f', path.join(dir, 'memory.mcpmem'), '--transport', 'http', '--bind', '127.0.0.1:0',
+    '--auth-token-file', path.join(dir, 'token'), '--profile', 'all'], {
+    env: childEnv({ MCP_MEMORY_AUTH_TOKEN: undefined }),
+    stdio: ['ignore', 'ignore', 'pipe'],
+    timeout: KILL_AFTER_MS,
+  });
+  const url = await new Promise((resolve, reject) => {
+    let stderr = '';
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      const m = /(http:\/\/\S+)\/mcp/.exec(stderr);
+      if (m) resolve(m[1]);
+    });
+    child.on('close', () => reject(new Error(`server exited: ${stderr}`)));
+  });
+  return { child, url };
+}
+
+/** Calls a tool over HTTP the way another client would (MCP 2026-07-28). */
+async function call(name, args, clientName = 'seeder') {
+  const response = await fetch(`${server.url}/mcp`, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${TOKEN}`,
+      'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': name,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args, _meta: {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {},
+      'io.modelcontextprotocol/clientInfo': { name: clientName, version: '1' } } } }),
+  });
+  const reply = await response.json();
+  assert.ok(!reply.error && !reply.result.isError, JSON.stringify(reply));
+  return reply.result.structuredContent;
+}
+
+before(async () => {
+  if (SKIP.skip) return;
+  server = await start();
+  const people = Array.from({ length: 60 }, (_, i) => ({ name: `Person ${i}`, entityType: 'person', observations: [`knows Ada number ${i}`] }));
+  await call('create_entities', { entities: [
+    { name: 'Ada Lovelace', entityType: 'person', observations: ['wrote the first program', 'daughter of Byron'] },
+    { name: 'Analytical Engine', entityType: 'machine', observations: ['designed by Babbage'] },
+    { name: 'Charles Babbage', entityType: 'person', observations: ['built engines'] },
+    { name: 'Babbage', entityType: 'person', observations: ['a duplicate of Charles'] },
+    ...people,
+  ] });
+  await call('create_relations', { relations: [
+    { from: 'Ada Lovelace', to: 'Analytical Engine', relationType: 'programmed' },
+    { from: 'Charles Babbage', to: 'Ada Lovelace', relationType: 'mentored' },
+    ...people.map((p) => ({ from: p.name, to: 'Ada Lovelace', relationType: 'admires' })),
+  ] }, 'claude-code');
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  server?.child.kill();
+});
+
+async function open(token) {
+  const page = await browser.context.newPage();
+  page.on('pageerror', (e) => process.stderr.write(`page error: ${e.message}\n`));
+  await page.goto(`${server.url}/#token=${token}`);
+  await page.waitForFunction(() => document.body.dataset.ready);
+  return page;
+}
+
+/** Waits until `fn(arg)` holds in the page; a timeout names what the page's status line said. */
+async function until(page, fn, arg) {
+  try {
+    await page.waitForFunction(fn, arg, { timeout: 10_000 });
+  } catch (e) {
+    throw new Error(`${e.message}; the page said: ${await page.textContent('#status')}`);
+  }
+}
+
+const texts = (page, selector) => page.$$eval(selector, (nodes) => nodes.map((n) => n.textContent));
+
+test('a wrong token gets nothing but the error', SKIP, async () => {
+  const page = await open('wrong');
+  assert.equal(await page.evaluate(() => document.body.dataset.ready), 'failed');
+  assert.match(await page.textContent('#status'), /bearer token/);
+  assert.equal(await page.textContent('#counts'), '');
+  assert.deepEqual(await texts(page, '#timeline li'), []);
+  await page.fill('#query', 'Ada');
+  await page.click('#search-form button');
+  await until(page, () => document.getElementById('status').textContent.includes('bearer token'));
+  assert.deepEqual(await texts(page, '#results li'), []);
+  await page.close();
+});
+
+test('search, an entity, its neighbourhood and the timeline', SKIP, async () => {
+  const page = await open(TOKEN);
+  assert.match(await page.textContent('#counts'), /^64 entities · 62 relations · 65 observations$/);
+  const timeline = await texts(page, '#timeline li .meta');
+  assert.ok(timeline.some((t) => t.includes('claude-code')) && timeline.some((t) => t.includes('seeder')), timeline.join('|'));
+
+  await page.fill('#query', 'program');
+  await page.click('#search-form button');
+  await page.waitForSelector('#results li');
+  const first = await page.$eval('#results li', (li) => li.dataset.name);
+  assert.equal(first, 'Ada Lovelace');
+  assert.deepEqual(await texts(page, '#results li:first-child .snippet mark'), ['program']);
+
+  await page.click('#results li:first-child');
+  await until(page, () => document.getElementById('entity-title').textContent.startsWith('Ada Lovelace'));
+  const observations = await texts(page, '#observations li .text');
+  assert.deepEqual(observations, ['wrote the first program', 'daughter of Byron']);
+  assert.match((await texts(page, '#observations li .meta'))[0], /^generic · \S/);
+  const directions = await page.$$eval('#relations li', (lis) => lis.map((li) => li.dataset.direction));
+  assert.ok(directions.includes('outgoing') && directions.includes('incoming'));
+  assert.ok((await texts(page, '#relations li .text')).includes('→ programmed → Analytical Engine'));
+  assert.equal(await page.textContent('#relations-more'), '12 more not listed (62 holding, 0 ended)');
+  // 62 neighbours: 40 drawn with their labels, the rest counted; the legend names both types.
+  const labels = await texts(page, '#graph .node-label');
+  assert.equal(labels.length, 41);
+  assert.ok(labels.includes('Ada Lovelace') && labels.includes('Analytical Engine'));
+  assert.match(await page.textContent('#graph-more'), /^22 more neighbours not drawn \(62 in all\)$/);
+  assert.deepEqual((await texts(page, '#legend span')).sort(), ['machine', 'person']);
+  await page.close();
+});
+
+test('edit, end a relation, merge and undo through the page', SKIP, async () => {
+  const page = await open(TOKEN);
+  const entity = async (name) => {
+    await page.fill('#query', name);
+    await page.click('#search-form button');
+    await until(page, (n) => document.querySelector('#results li')?.dataset.name === n, name);
+    await page.click('#results li:first-child');
+    await until(page, (n) => document.getElementById('entity-title').textContent.startsWith(n), name);
+  };
+  await entity('Ada Lovelace');
+  await page.fill('#add-text', 'translated Menabrea');
+  await page.click('#add-form button');
+  await until(page, () => [...document.querySelectorAll('#observations .text')].some((n) => n.textContent === 'translated Menabrea'));
+  const graph = await call('open_nodes', { names: ['Ada Lovelace'] });
+  assert.ok(graph.entities[0].observations.includes('translated Menabrea'));
+
+  // End "Ada programmed Analytical Engine": it stays listed as ended.
+  const row = page.locator('#relations li', { hasText: '→ programmed → Analytical Engine' });
+  await row.getByRole('button', { name: 'End' }).click();
+  await until(page, () => [...document.querySelectorAll('#relations li.superseded')].some((li) => li.textContent.includes('programmed')));
+  assert.equal((await call('open_nodes', { names: ['Analytical Engine'] })).relations.length, 0);
+
+  // Merge the duplicate Babbage into Charles Babbage.
+  await entity('Babbage');
+  await page.fill('#merge-into', 'Charles Babbage');
+  await page.click('#merge-form button');
+  await until(page, () => document.getElementById('entity-title').textContent.startsWith('Charles Babbage'));
+  assert.ok((await texts(page, '#observations li .text')).includes('a duplicate of Charles'));
+
+  // Undo the merge (the newest change, which deleted Babbage): Babbage is back.
+  await until(page, () => document.querySelector('#timeline li')?.textContent.includes('delete entities: Babbage'));
+  const merge = await page.$eval('#timeline li', (li) => li.dataset.change);
+  await page.click('#timeline li:first-child button');
+  await until(page, (id) => document.querySelector('#timeline li')?.dataset.change !== id, merge);
+  assert.equal((await call('open_nodes', { names: ['Babbage'] })).entities.length, 1);
+  await page.close();
+});
