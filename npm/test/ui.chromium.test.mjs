@@ -149,6 +149,10 @@ test('search, an entity, its neighbourhood and the timeline', SKIP, async () => 
   assert.ok(labels.includes('Ada Lovelace') && labels.includes('Analytical Engine'));
   assert.match(await page.textContent('#graph-more'), /^22 more neighbours not drawn \(62 in all\)$/);
   assert.deepEqual((await texts(page, '#legend span')).sort(), ['machine', 'person']);
+
+  // Another client's change reaches the open page (its subscriptions/listen stream).
+  await call('create_entities', { entities: [{ name: 'Grace Hopper', entityType: 'person', observations: [] }] }, 'other');
+  await until(page, () => document.getElementById('counts').textContent.startsWith('65 entities'));
   await page.close();
 });
 
