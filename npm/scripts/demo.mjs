@@ -1,6 +1,7 @@
-// The demo page: builds demo/ into demo/dist/ with esbuild (the bundle, index.html and the
-// engine's .wasm beside them) and, unless --build-only, serves it on 127.0.0.1 (--port,
-// default 8080). Needs the engine built first (npm run build).
+// The memory browser over a memory in the browser: builds demo/dist/ — the page
+// (ui/index.html) with demo/main.js bundled by esbuild and loaded before the page's own
+// script, and the engine's .wasm beside them — and, unless --build-only, serves it on
+// 127.0.0.1 (--port, default 8080). Needs the engine built first (npm run build).
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -31,7 +32,14 @@ export async function buildDemo() {
     sourcemap: false,
     logLevel: 'warning',
   });
-  fs.copyFileSync(path.join(demoDir, 'index.html'), path.join(DEMO_DIST, 'index.html'));
+  // The page, with the embedder (which sets window.mcpMemoryCall) running before its script.
+  const page = fs.readFileSync(path.join(npmDir, 'ui', 'index.html'), 'utf8');
+  const script = '<script type="module">';
+  if (page.split(script).length !== 2) throw new Error(`ui/index.html must hold one ${script}`);
+  fs.writeFileSync(
+    path.join(DEMO_DIST, 'index.html'),
+    page.replace(script, `<script type="module" src="./main.js"></script>\n${script}`),
+  );
   // The page passes this file to BrowserMemory.open as `wasm` (a URL relative to the bundle).
   fs.copyFileSync(wasm, path.join(DEMO_DIST, 'mcp_memory_bg.wasm'));
   return DEMO_DIST;
