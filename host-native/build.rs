@@ -24,6 +24,8 @@ fn main() -> Result<()> {
         "core/src",
         "core/Cargo.toml",
         "core/component",
+        // The memory browser, which the core offers as an MCP Apps resource.
+        "npm/ui/index.html",
         "wit",
         "Cargo.toml",
         "Cargo.lock",

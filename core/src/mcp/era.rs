@@ -42,6 +42,8 @@ pub struct Envelope {
     pub client: String,
     /// `clientInfo.version` (empty where not sent).
     pub client_version: String,
+    /// Whether its capabilities declare MCP Apps ([`super::apps::declared`]).
+    pub apps: bool,
 }
 
 /// Whether a request is modern: it carries the envelope's version key, or is
@@ -110,6 +112,7 @@ pub fn envelope(id: &str, params: Option<&Map<String, Value>>) -> Result<Envelop
         version: version.into(),
         client: text("name"),
         client_version: text("version"),
+        apps: super::apps::declared(meta.get(CAPABILITIES_KEY)),
     })
 }
 

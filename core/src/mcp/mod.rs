@@ -23,6 +23,7 @@ use crate::tools::profile::Selection;
 use crate::tools::validate::{Issue, Seg};
 use crate::tools::{self, Answer, Catalog, Ctx, Outcome, Uses};
 
+pub mod apps;
 pub mod era;
 
 pub use era::{Envelope, Headers, MODERN_VERSIONS};
@@ -347,6 +348,8 @@ struct Client {
     /// `clientInfo.name` and `.version` from `initialize` (empty until then).
     name: String,
     version: String,
+    /// Whether its `initialize` declared MCP Apps ([`apps::declared`]).
+    apps: bool,
     /// The session's id in provenance: the time of its first message and its number.
     id: String,
 }
@@ -518,6 +521,7 @@ impl<L: Log> Server<L> {
         self.clients.entry(session).or_insert_with(|| Client {
             name: String::new(),
             version: String::new(),
+            apps: false,
             id: format!("{now}.{session}"),
         });
         let Ok((msg, _)) = parse_lenient::<Value>(message) else {
@@ -626,6 +630,7 @@ impl<L: Log> Server<L> {
                     let text = |k| info.get(k).and_then(Value::as_str).unwrap_or_default();
                     client.name = text("name").into();
                     client.version = text("version").into();
+                    client.apps = apps::declared(req.params.and_then(|p| p.get("capabilities")));
                 }
                 let asked = check.str("protocolVersion");
                 let version = PROTOCOL_VERSIONS
@@ -656,12 +661,20 @@ impl<L: Log> Server<L> {
                     .unwrap_or(&empty);
                 self.call_tool(id, check.str("name"), args)
             }
-            "resources/list" => one(reply(
-                id,
-                format!(
-                    r#"{{"resources":[{{"uri":"{GRAPH_URI}","name":"knowledge-graph","title":"Knowledge Graph","description":"The full knowledge graph with all entities and relations","mimeType":"application/json"}}]}}"#
-                ),
-            )),
+            "resources/list" => {
+                // The memory browser only for clients that can show it.
+                let browser = if self.apps() {
+                    format!(",{}", apps::listed())
+                } else {
+                    String::new()
+                };
+                one(reply(
+                    id,
+                    format!(
+                        r#"{{"resources":[{{"uri":"{GRAPH_URI}","name":"knowledge-graph","title":"Knowledge Graph","description":"The full knowledge graph with all entities and relations","mimeType":"application/json"}}{browser}]}}"#
+                    ),
+                ))
+            }
             "resources/templates/list" => one(reply(id, r#"{"resourceTemplates":[]}"#)),
             "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
                 check.want(None, "uri", "string", false);
@@ -695,7 +708,19 @@ impl<L: Log> Server<L> {
         )
     }
 
+    /// Whether the client of the request being handled declared MCP Apps (a modern
+    /// request in its envelope, else its session's `initialize`).
+    fn apps(&self) -> bool {
+        match &self.envelope {
+            Some(envelope) => envelope.apps,
+            None => self.clients.get(&self.session).is_some_and(|c| c.apps),
+        }
+    }
+
     fn resource(&mut self, id: &str, method: &str, uri: &str) -> Vec<String> {
+        if method == "resources/read" && uri == apps::BROWSER_URI {
+            return vec![reply(id, apps::read_result())];
+        }
         let is_graph = uri == GRAPH_URI;
         let mut out = Vec::with_capacity(2);
         if method == "resources/read"
