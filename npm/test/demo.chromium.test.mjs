@@ -65,6 +65,10 @@ test('forms, another tab, export and import', async () => {
   await page.click('#relation-form button');
   await until(page, () => [...document.querySelectorAll('#relations .text')].some((n) => n.textContent === '→ works_at → Acme'));
   assert.deepEqual(await texts(page, '#observations .text'), ['likes tea']);
+  // Its changes, newest first: the relation, then its creation.
+  const changes = await texts(page, '#entity-history .text');
+  assert.equal(changes.length, 2, changes.join('|'));
+  assert.match(changes[1], /^create entities: Alice/);
   assert.deepEqual((await texts(page, '#graph .node-label')).sort(), ['Acme', 'Alice']);
   assert.deepEqual((await texts(page, '#legend span')).sort(), ['company', 'person']);
   assert.equal(await page.textContent('#counts'), '2 entities · 1 relations · 1 observations');
