@@ -253,6 +253,8 @@ fn listen_acknowledges_then_tags_each_change_until_cancelled() {
             "_meta": {"io.modelcontextprotocol/subscriptionId": 7}}, "jsonrpc": "2.0"})
         ]
     );
+    // The same listen again is the same stream: heard once.
+    assert_eq!(send(&mut m, 1, &listen), ack);
     // Session 2 changes the graph: session 1 hears it, tagged with its listen's id.
     let create = modern(
         8,

@@ -28,7 +28,7 @@ use libfuzzer_sys::arbitrary::Unstructured;
 use libfuzzer_sys::fuzz_target;
 use mcp_memory_core::{Contents, Foreign, Server, SideFile, frame, jsonl};
 use mcp_memory_fuzz::generate;
-use mcp_memory_fuzz::{Incoming, MemLog, check_exchange, classify, replayed};
+use mcp_memory_fuzz::{Incoming, MemLog, check_exchange, classify, id_of, replayed};
 use serde_json::Value;
 
 /// `FUZZ_TRACE=1` prints every message and reply (to read what an input does).
@@ -41,6 +41,8 @@ struct Harness {
     log: MemLog,
     memory: Server<MemLog>,
     subscribed: bool,
+    /// The ids of the `subscriptions/listen` streams on the graph not cancelled yet.
+    listens: Vec<Value>,
     sent: u64,
 }
 
@@ -52,7 +54,21 @@ impl Harness {
             log,
             memory,
             subscribed: false,
+            listens: Vec::new(),
             sent: 0,
+        }
+    }
+
+    /// Forgets the listen a `notifications/cancelled` line ends.
+    fn cancelled(&mut self, line: &str) {
+        // Read as the server reads it (lone surrogate escapes repaired).
+        let Ok((msg, _)) = mcp_memory_core::json::parse_lenient::<Value>(line) else {
+            return;
+        };
+        if msg["method"] == "notifications/cancelled"
+            && let Some(id) = msg["params"].get("requestId").and_then(id_of)
+        {
+            self.listens.retain(|l| *l != id);
         }
     }
 
@@ -69,24 +85,37 @@ impl Harness {
         }
         let exchange = check_exchange(line, &incoming, &out);
         let after = self.log.contents();
-        let Incoming::Request { method, params, .. } = &incoming else {
+        let Incoming::Request { id, method, params } = &incoming else {
             assert_eq!(
                 before, after,
                 "a message without reply changed the log: {line:?}"
             );
+            self.cancelled(line);
             return;
         };
+        if exchange.listening == Some(true) && !self.listens.contains(id) {
+            self.listens.push(id.clone());
+        }
+        let listening = !self.listens.is_empty();
         if exchange.notifications > 0 {
-            assert!(self.subscribed, "notified without a subscription: {out:?}");
+            assert!(
+                self.subscribed || listening,
+                "notified without a subscription: {out:?}"
+            );
         }
         let uri = params
             .as_ref()
             .and_then(|p| p.get("uri"))
             .and_then(Value::as_str);
         let graph_uri = uri == Some(mcp_memory_core::mcp::GRAPH_URI);
+        // Only a subscription answered with a result counts (modern requests get -32601).
+        let answered = exchange
+            .reply
+            .as_ref()
+            .is_some_and(|r| r.get("result").is_some());
         match method.as_str() {
-            "resources/subscribe" if uri.is_some() => self.subscribed |= graph_uri,
-            "resources/unsubscribe" if uri.is_some() => self.subscribed &= !graph_uri,
+            "resources/subscribe" if uri.is_some() && answered => self.subscribed |= graph_uri,
+            "resources/unsubscribe" if uri.is_some() && answered => self.subscribed &= !graph_uri,
             _ => {}
         }
         let tool = params
@@ -102,7 +131,11 @@ impl Harness {
         }
         // Every successful change notifies a subscriber (no-ops too, as the reference does);
         // compact rewrites the log but not the graph.
-        if mutating && tool != Some("compact") && !exchange.failed() && self.subscribed {
+        if mutating
+            && tool != Some("compact")
+            && !exchange.failed()
+            && (self.subscribed || listening)
+        {
             assert!(
                 exchange.notifications > 0,
                 "a subscriber was not told of {line:?}"
@@ -159,6 +192,7 @@ impl Harness {
             log,
             memory,
             subscribed: false,
+            listens: Vec::new(),
             sent: self.sent,
         };
         true

@@ -6,7 +6,7 @@ pub mod generate;
 use mcp_memory_core::filelog::FileLog;
 use mcp_memory_core::graph::Graph;
 use mcp_memory_core::json::parse_lenient;
-use mcp_memory_core::mcp::GRAPH_URI;
+use mcp_memory_core::mcp::{GRAPH_URI, era};
 use mcp_memory_core::record::{Checkpoint, Entry, is_checkpoint};
 pub use mcp_memory_core::testing::{MemDir, MemDisk, MemLog};
 use mcp_memory_core::{Contents, frame, jsonl, memory};
@@ -103,6 +103,19 @@ pub enum Incoming {
     Silent,
 }
 
+/// A request id as the oracle keeps it: a string, or a safe integer as an integer (`1.0` is
+/// `1`), as the server reads it; `None` for one MCP does not allow.
+pub fn id_of(id: &Value) -> Option<Value> {
+    match id {
+        Value::String(s) => Some(Value::String(s.clone())),
+        Value::Number(n) => {
+            let f = n.as_f64()?;
+            (f.fract() == 0.0 && f.abs() <= MAX_SAFE_ID).then(|| Value::from(f as i64))
+        }
+        _ => None,
+    }
+}
+
 /// Classifies one incoming line.
 pub fn classify(line: &str) -> Incoming {
     let Ok((msg, _)) = parse_lenient::<Value>(line) else {
@@ -131,18 +144,8 @@ pub fn classify(line: &str) -> Incoming {
         },
         Some(_) => return Incoming::Silent,
     };
-    let id = match obj.get("id") {
-        Some(Value::String(s)) => Value::String(s.clone()),
-        Some(Value::Number(n)) => {
-            let Some(f) = n.as_f64() else {
-                return Incoming::Silent;
-            };
-            if f.fract() != 0.0 || f.abs() > MAX_SAFE_ID {
-                return Incoming::Silent;
-            }
-            Value::from(f as i64)
-        }
-        _ => return Incoming::Silent,
+    let Some(id) = obj.get("id").and_then(id_of) else {
+        return Incoming::Silent;
     };
     Incoming::Request {
         id,
@@ -151,20 +154,31 @@ pub fn classify(line: &str) -> Incoming {
     }
 }
 
-/// The notification a subscriber gets when the graph may have changed.
+/// The notification a subscriber gets when the graph may have changed: untagged for a
+/// `resources/subscribe`, else tagged with the `subscriptions/listen` request's id.
 pub fn is_updated_notification(v: &Value) -> bool {
+    let params = v["params"].as_object();
     v.get("id").is_none()
         && v["jsonrpc"] == "2.0"
         && v["method"] == "notifications/resources/updated"
         && v["params"]["uri"] == GRAPH_URI
+        && params.is_some_and(|p| p.len() == 1 || (p.len() == 2 && listen_of(v).is_some()))
+}
+
+/// The `subscriptions/listen` id a message is tagged with.
+pub fn listen_of(v: &Value) -> Option<&Value> {
+    v["params"]["_meta"].get(era::SUBSCRIPTION_KEY)
 }
 
 /// One exchange as the oracle sees it.
 pub struct Exchange {
-    /// The reply, if the message got one.
+    /// The reply, if the message got one (a modern result without what every modern result
+    /// carries: `resultType`, `ttlMs`, `cacheScope`).
     pub reply: Option<Value>,
     /// Notifications sent before it.
     pub notifications: usize,
+    /// For an acknowledged `subscriptions/listen`: whether it honored the graph.
+    pub listening: Option<bool>,
 }
 
 impl Exchange {
@@ -189,7 +203,8 @@ impl Exchange {
 
 /// Checks what the memory sent for `line`: every outgoing message is one line of JSON; a
 /// request gets exactly one reply, last, with its id, and only resource notifications before
-/// it; anything else gets nothing.
+/// it (at most two per subscription); an accepted modern
+/// `subscriptions/listen` gets only its acknowledgement; anything else gets nothing.
 pub fn check_exchange(line: &str, incoming: &Incoming, out: &[String]) -> Exchange {
     let msgs: Vec<Value> = out
         .iter()
@@ -199,7 +214,7 @@ pub fn check_exchange(line: &str, incoming: &Incoming, out: &[String]) -> Exchan
                 .unwrap_or_else(|e| panic!("outgoing message is not JSON ({e}): {o}"))
         })
         .collect();
-    let Incoming::Request { id, method, .. } = incoming else {
+    let Incoming::Request { id, method, params } = incoming else {
         assert!(
             msgs.is_empty(),
             "no reply expected to {line:?}, got {out:?}"
@@ -207,18 +222,40 @@ pub fn check_exchange(line: &str, incoming: &Incoming, out: &[String]) -> Exchan
         return Exchange {
             reply: None,
             notifications: 0,
+            listening: None,
         };
     };
+    let modern = era::is_modern(method, params.as_ref());
+    if let [ack] = msgs.as_slice()
+        && modern
+        && method == "subscriptions/listen"
+        && ack["method"] == "notifications/subscriptions/acknowledged"
+    {
+        assert_eq!(listen_of(ack), Some(id), "{ack}");
+        let honored = &ack["params"]["notifications"];
+        return Exchange {
+            reply: None,
+            notifications: 0,
+            listening: Some(honored["resourceSubscriptions"][0] == GRAPH_URI),
+        };
+    }
     let (reply, before) = msgs
         .split_last()
         .unwrap_or_else(|| panic!("request {line:?} got no reply"));
+    let mut tags = Vec::new();
     for n in before {
         assert!(
             is_updated_notification(n),
             "before the reply of {line:?}: {n}"
         );
+        tags.push(listen_of(n));
     }
-    assert!(before.len() <= 2, "too many notifications: {out:?}");
+    // Each subscription hears of a request at most twice: a catch-up with other writers,
+    // then the request's own change.
+    tags.sort_by_key(|t| t.map(Value::to_string));
+    for same in tags.chunk_by(|a, b| a == b) {
+        assert!(same.len() <= 2, "too many notifications: {out:?}");
+    }
     let obj = reply
         .as_object()
         .unwrap_or_else(|| panic!("reply is not an object: {reply}"));
@@ -237,9 +274,17 @@ pub fn check_exchange(line: &str, incoming: &Incoming, out: &[String]) -> Exchan
         3,
         "reply has jsonrpc, id and one of result/error: {reply}"
     );
-    match (obj.get("result"), obj.get("error")) {
+    let mut reply = reply.clone();
+    match (reply.get_mut("result"), obj.get("error")) {
         (Some(result), None) => {
-            assert!(result.is_object(), "{reply}");
+            assert!(result.is_object(), "{reply:?}");
+            if modern {
+                let fields = result.as_object_mut().expect("an object");
+                assert_eq!(fields.remove("resultType"), Some("complete".into()));
+                if fields.remove("ttlMs").is_some() {
+                    assert_eq!(fields.remove("cacheScope"), Some("private".into()));
+                }
+            }
             if method == "tools/call" {
                 check_tool_result(result);
             }
@@ -247,13 +292,17 @@ pub fn check_exchange(line: &str, incoming: &Incoming, out: &[String]) -> Exchan
         (None, Some(error)) => {
             assert!(error["code"].is_i64(), "{reply}");
             assert!(error["message"].is_string(), "{reply}");
-            assert_eq!(error.as_object().map(Map::len), Some(2), "{reply}");
+            // Only -32022 says more: the versions served.
+            let more =
+                usize::from(error["code"] == -32022 && error["data"]["supported"].is_array());
+            assert_eq!(error.as_object().map(Map::len), Some(2 + more), "{reply}");
         }
         _ => panic!("reply has neither result nor error: {reply}"),
     }
     Exchange {
-        reply: Some(reply.clone()),
+        reply: Some(reply),
         notifications: before.len(),
+        listening: None,
     }
 }
 

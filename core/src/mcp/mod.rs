@@ -697,7 +697,11 @@ impl<L: Log> Server<L> {
             .and_then(Value::as_array)
             .is_some_and(|uris| uris.iter().any(|u| u == GRAPH_URI));
         let honored = if graph {
-            self.listeners.push((self.session, id.to_string()));
+            let listener = (self.session, id.to_string());
+            // The same id again is the same stream.
+            if !self.listeners.contains(&listener) {
+                self.listeners.push(listener);
+            }
             format!(r#"{{"resourceSubscriptions":["{GRAPH_URI}"]}}"#)
         } else {
             "{}".to_string()
