@@ -416,10 +416,7 @@ fn decoded_name(value: &str) -> Option<String> {
 
 /// The HTTP status of a modern reply: that of its error's code, else 200.
 fn modern_status(reply: &str) -> StatusCode {
-    let code = serde_json::from_str::<serde_json::Value>(reply)
-        .ok()
-        .and_then(|r| r.pointer("/error/code").and_then(serde_json::Value::as_i64));
-    match code {
+    match mcp::error_code(reply) {
         Some(-32601) => StatusCode::NOT_FOUND,
         Some(-32700 | -32600 | -32602 | -32020 | -32021 | -32022) => StatusCode::BAD_REQUEST,
         _ => StatusCode::OK,
@@ -478,7 +475,7 @@ async fn listen(app: &Arc<App>, headers: &HeaderMap, message: String) -> Respons
     let replies = app.hub.handle(number, message).await;
     // A refused listen is a reply, not an acknowledgement: answered as JSON.
     if let [reply] = replies.as_slice()
-        && reply.starts_with(r#"{"jsonrpc":"2.0","id""#)
+        && mcp::error_code(reply).is_some()
     {
         return json_response(modern_status(reply), reply.clone());
     }

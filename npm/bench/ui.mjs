@@ -6,12 +6,12 @@
 //
 //   node bench/ui.mjs [path to mcp-memory]   (default $MCP_MEMORY_NATIVE, else ../target/release/mcp-memory)
 
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
 import { launch } from '../test/chromium.mjs';
+import { callModern, nativeHttp } from '../test/helpers.mjs';
 
 const ENTITIES = 40_000;
 const BATCH = 1_000;
@@ -22,29 +22,10 @@ const native = path.resolve(process.argv[2] ?? process.env.MCP_MEMORY_NATIVE ?? 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-memory-ui-bench-'));
-const server = spawn(native, ['-f', path.join(dir, 'memory.mcpmem'), '--transport', 'http', '--bind', '127.0.0.1:0', '--profile', 'all'], {
-  stdio: ['ignore', 'ignore', 'pipe'],
-});
-const base = await new Promise((resolve, reject) => {
-  let stderr = '';
-  server.stderr.on('data', (d) => {
-    stderr += d;
-    const m = /(http:\/\/\S+)\/mcp/.exec(stderr);
-    if (m) resolve(m[1]);
-  });
-  server.on('close', () => reject(new Error(stderr)));
-});
-
-async function call(name, args) {
-  const response = await fetch(`${base}/mcp`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': name },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args, _meta: {
-      'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }),
-  });
-  const reply = await response.json();
-  if (reply.error || reply.result.isError) throw new Error(JSON.stringify(reply));
-}
+// The host's own clock, not the tests' pinned one.
+const server = await nativeHttp(native, ['-f', path.join(dir, 'memory.mcpmem'), '--profile', 'all'], { MCP_MEMORY_NOW: undefined }, { timeout: 0 });
+const base = server.url;
+const call = (name, args) => callModern(base, name, args, { client: 'bench' });
 
 const words = ['billing', 'migration', 'design', 'review', 'latency', 'customer', 'roadmap', 'incident'];
 for (let start = 0; start < ENTITIES; start += BATCH) {
@@ -95,5 +76,5 @@ console.log(`  search + open a hub (${HUB_NEIGHBOURS.toLocaleString('en')} neigh
 console.log(`  counts shown: ${await page.textContent('#counts')}`);
 console.log(`  hub: ${await page.textContent('#graph-more')}; ${await page.textContent('#relations-more')}`);
 await browser.close();
-server.kill();
+server.child.kill();
 fs.rmSync(dir, { recursive: true, force: true });

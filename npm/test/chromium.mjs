@@ -73,3 +73,12 @@ export async function harness(browser) {
   await page.waitForFunction(() => window.mcp !== undefined);
   return page;
 }
+
+/** Waits until `fn(arg)` holds in the page; a timeout names what the page's #status line said. */
+export async function until(page, fn, arg) {
+  try {
+    await page.waitForFunction(fn, arg, { timeout: 10_000 });
+  } catch (e) {
+    throw new Error(`${e.message}; the page said: ${await page.textContent('#status')}`);
+  }
+}

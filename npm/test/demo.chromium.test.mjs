@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 
 import { buildDemo } from '../scripts/demo.mjs';
-import { launch } from './chromium.mjs';
+import { launch, until } from './chromium.mjs';
 
 let browser;
 
@@ -28,15 +28,6 @@ async function openDemo(name) {
   await page.waitForFunction(() => document.body.dataset.ready);
   assert.equal(await page.evaluate(() => document.body.dataset.ready), '1', await page.textContent('#status'));
   return page;
-}
-
-/** Waits until `fn(arg)` holds in the page; a timeout names what the page's status line said. */
-async function until(page, fn, arg) {
-  try {
-    await page.waitForFunction(fn, arg, { timeout: 10_000 });
-  } catch (e) {
-    throw new Error(`${e.message}; the page said: ${await page.textContent('#status')}`);
-  }
 }
 
 /** Clicks the download button `selector`; resolves to the file's bytes once its name is checked. */

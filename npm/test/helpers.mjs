@@ -66,6 +66,53 @@ export function childEnv(env = {}) {
   return out;
 }
 
+/**
+ * Starts the native binary `native` over HTTP on a free loopback port, with `args` (the
+ * memory file, a token file, a profile…) and `env` applied to childEnv, killed after
+ * `timeout` ms (0: never); resolves to `{ child, url }` (`url`: the server's base, without
+ * /mcp) once it printed its address.
+ */
+export async function nativeHttp(native, args = [], env = {}, { timeout = KILL_AFTER_MS } = {}) {
+  const child = spawn(native, ['--transport', 'http', '--bind', '127.0.0.1:0', ...args], {
+    env: childEnv(env),
+    stdio: ['ignore', 'ignore', 'pipe'],
+    timeout,
+  });
+  const url = await new Promise((resolve, reject) => {
+    let stderr = '';
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      const m = /(http:\/\/\S+)\/mcp/.exec(stderr);
+      if (m) resolve(m[1]);
+    });
+    child.on('close', () => reject(new Error(`server exited: ${stderr}`)));
+  });
+  return { child, url };
+}
+
+/**
+ * Calls tool `name` through `<url>/mcp` as an MCP 2026-07-28 client named `client` (with
+ * the bearer `token`, if any); resolves to its structuredContent, throws with the reply when
+ * the call failed.
+ */
+export async function callModern(url, name, args, { token, client = 'test' } = {}) {
+  const headers = {
+    'Content-Type': 'application/json', Accept: 'application/json, text/event-stream',
+    'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': name,
+  };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const response = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args, _meta: {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {},
+      'io.modelcontextprotocol/clientInfo': { name: client, version: '1' } } } }),
+  });
+  const reply = await response.json();
+  if (reply.error || reply.result.isError) throw new Error(JSON.stringify(reply));
+  return reply.result.structuredContent;
+}
+
 /** A command to run: `{ command, args }`. The package's CLI with these arguments: */
 export function npmCmd(...args) {
   return { command: process.execPath, args: [CLI, ...args] };

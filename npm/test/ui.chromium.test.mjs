@@ -10,12 +10,11 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { launch } from './chromium.mjs';
-import { KILL_AFTER_MS, NPM_DIR, childEnv, tempDir } from './helpers.mjs';
+import { launch, until } from './chromium.mjs';
+import { NPM_DIR, callModern, nativeHttp, tempDir } from './helpers.mjs';
 
 const NATIVE = process.env.MCP_MEMORY_NATIVE
   ? path.resolve(process.env.MCP_MEMORY_NATIVE)
@@ -26,44 +25,16 @@ const TOKEN = 'ui-test-token';
 let server;
 let browser;
 
-/** Starts the native server over HTTP with a token and every tool; resolves to its base URL. */
+/** Starts the native server over HTTP with a token and every tool. */
 async function start() {
   const dir = tempDir('mcp-memory-ui-');
   fs.writeFileSync(path.join(dir, 'token'), `${TOKEN}\n`, { mode: 0o600 });
-  const child = spawn(NATIVE, ['-f', path.join(dir, 'memory.mcpmem'), '--transport', 'http', '--bind', '127.0.0.1:0',
-    '--auth-token-file', path.join(dir, 'token'), '--profile', 'all'], {
-    env: childEnv({ MCP_MEMORY_AUTH_TOKEN: undefined }),
-    stdio: ['ignore', 'ignore', 'pipe'],
-    timeout: KILL_AFTER_MS,
-  });
-  const url = await new Promise((resolve, reject) => {
-    let stderr = '';
-    child.stderr.on('data', (d) => {
-      stderr += d;
-      const m = /(http:\/\/\S+)\/mcp/.exec(stderr);
-      if (m) resolve(m[1]);
-    });
-    child.on('close', () => reject(new Error(`server exited: ${stderr}`)));
-  });
-  return { child, url };
+  return nativeHttp(NATIVE, ['-f', path.join(dir, 'memory.mcpmem'), '--auth-token-file', path.join(dir, 'token'), '--profile', 'all'],
+    { MCP_MEMORY_AUTH_TOKEN: undefined });
 }
 
 /** Calls a tool over HTTP the way another client would (MCP 2026-07-28). */
-async function call(name, args, clientName = 'seeder') {
-  const response = await fetch(`${server.url}/mcp`, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${TOKEN}`,
-      'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': name,
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args, _meta: {
-      'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {},
-      'io.modelcontextprotocol/clientInfo': { name: clientName, version: '1' } } } }),
-  });
-  const reply = await response.json();
-  assert.ok(!reply.error && !reply.result.isError, JSON.stringify(reply));
-  return reply.result.structuredContent;
-}
+const call = (name, args, client = 'seeder') => callModern(server.url, name, args, { token: TOKEN, client });
 
 before(async () => {
   if (SKIP.skip) return;
@@ -95,15 +66,6 @@ async function open(token) {
   await page.goto(`${server.url}/#token=${token}`);
   await page.waitForFunction(() => document.body.dataset.ready);
   return page;
-}
-
-/** Waits until `fn(arg)` holds in the page; a timeout names what the page's status line said. */
-async function until(page, fn, arg) {
-  try {
-    await page.waitForFunction(fn, arg, { timeout: 10_000 });
-  } catch (e) {
-    throw new Error(`${e.message}; the page said: ${await page.textContent('#status')}`);
-  }
 }
 
 const texts = (page, selector) => page.$$eval(selector, (nodes) => nodes.map((n) => n.textContent));

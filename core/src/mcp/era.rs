@@ -170,22 +170,18 @@ pub fn header_mismatch(
     }
     let version = meta.get(VERSION_KEY)?;
     let wrong = if headers.version.is_none() || headers.version != version.as_str() {
-        "MCP-Protocol-Version header does not match params._meta's protocol version"
+        "MCP-Protocol-Version header does not match params._meta's protocol version".into()
     } else if headers.method != Some(method) {
-        "Mcp-Method header does not match the request's method"
+        "Mcp-Method header does not match the request's method".into()
     } else if let Some(key) = name_param(method)
         && let Some(value) = params.and_then(|p| p.get(key)).and_then(Value::as_str)
         && headers.name != Some(value)
     {
-        if key == "uri" {
-            "Mcp-Name header does not match the request's uri"
-        } else {
-            "Mcp-Name header does not match the request's name"
-        }
+        format!("Mcp-Name header does not match the request's {key}")
     } else {
         return None;
     };
-    Some(error(id, HEADER_MISMATCH, wrong))
+    Some(error(id, HEADER_MISMATCH, &wrong))
 }
 
 /// Adds what a modern result carries to `reply` (a reply whose result is a JSON object):

@@ -255,9 +255,23 @@ struct Unsent {
     tail: String,
 }
 
+/// What an error reply starts with (before its id); a result reply starts with
+/// [`REPLY_HEAD`].
+const ERROR_HEAD: &str = r#"{"jsonrpc":"2.0","id":"#;
+
+/// The code of an error reply, or `None` for any other message (read without parsing a
+/// result, which can be megabytes).
+pub fn error_code(message: &str) -> Option<i64> {
+    if !message.starts_with(ERROR_HEAD) {
+        return None;
+    }
+    let reply: Value = serde_json::from_str(message).ok()?;
+    reply.pointer("/error/code")?.as_i64()
+}
+
 fn error(id: &str, code: i32, message: &str) -> String {
     format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":{code},"message":{}}}}}"#,
+        r#"{ERROR_HEAD}{id},"error":{{"code":{code},"message":{}}}}}"#,
         json::compact(message)
     )
 }
@@ -270,8 +284,9 @@ struct IssueJson<'a> {
     message: String,
 }
 
-/// The -32603 error the reference sends for malformed params: zod issues as pretty JSON.
-fn params_error(id: &str, issues: &[Issue]) -> String {
+/// The error for malformed params, carrying zod issues as pretty JSON (the reference sends
+/// them with `code` -32603).
+fn params_error(id: &str, code: i32, issues: &[Issue]) -> String {
     let list: Vec<IssueJson<'_>> = issues
         .iter()
         .map(|i| IssueJson {
@@ -281,7 +296,7 @@ fn params_error(id: &str, issues: &[Issue]) -> String {
             message: i.message(),
         })
         .collect();
-    error(id, -32603, &json::pretty(&list))
+    error(id, code, &json::pretty(&list))
 }
 
 /// Checks that `params.<path>` has the expected JSON type, as zod would.
@@ -576,12 +591,12 @@ impl<L: Log> Server<L> {
     /// The error for malformed params: -32602 in the modern era, and in the handshake era
     /// the reference's -32603 carrying zod-style issues.
     fn invalid(&self, id: &str, issues: &[Issue]) -> String {
-        let reply = params_error(id, issues);
-        if self.envelope.is_some() {
-            reply.replacen("\"code\":-32603", "\"code\":-32602", 1)
+        let code = if self.envelope.is_some() {
+            -32602
         } else {
-            reply
-        }
+            -32603
+        };
+        params_error(id, code, issues)
     }
 
     /// Answers a request.
@@ -1070,6 +1085,16 @@ mod tests {
         );
         assert!(Kind::NotJson.refusal().unwrap().contains("-32700"));
         assert!(Kind::Invalid.refusal().unwrap().contains("-32600"));
+    }
+
+    #[test]
+    fn error_code_reads_errors_only() {
+        assert_eq!(
+            error_code(&error("7", -32601, "Method not found")),
+            Some(-32601)
+        );
+        assert_eq!(error_code(&reply("7", r#"{"code":-32601}"#)), None);
+        assert_eq!(error_code("not json"), None);
     }
 
     #[test]
