@@ -1340,6 +1340,51 @@ fn unsubscribe_stops_notifications_for_graph_uri_only() {
     assert_eq!(out.len(), 1, "{out:?}");
 }
 
+/// The notices waiting are one: the graph's update, for `session`.
+fn assert_one_update_for(m: &mut Server<MemLog>, session: u32) {
+    let notices = m.take_notices();
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    assert_eq!(notices[0].0, session);
+    assert_eq!(
+        serde_json::from_str::<Value>(&notices[0].1).unwrap(),
+        updated()
+    );
+}
+
+/// A poll (the host heard another process changed the log) tells every subscriber, as
+/// notices; with no subscriber it does not even read the log.
+#[test]
+fn a_poll_catches_up_and_tells_subscribers_through_notices() {
+    let (mut m, log) = fresh();
+    // Another process's change: made on a copy of the log, appended to this one.
+    let (mut other, other_log) = fresh();
+    let mut change_elsewhere = |name: &str| {
+        create(&mut other, &[entity(name, "t", &[])]);
+        log.append_as_other_writer(other_log.records().last().unwrap().clone());
+    };
+    change_elsewhere("A");
+    let refreshes = log.refreshes();
+    m.poll();
+    assert_eq!(log.refreshes(), refreshes, "no subscriber: nothing read");
+    assert!(m.take_notices().is_empty());
+
+    let subscribe = json!({"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe",
+        "params": {"uri": GRAPH_URI}});
+    assert_eq!(m.handle_in(7, 0, &subscribe.to_string()).len(), 1);
+    for name in ["B", "C"] {
+        m.poll();
+        assert_one_update_for(&mut m, 7);
+        m.poll();
+        assert!(m.take_notices().is_empty(), "nothing new since");
+        change_elsewhere(name);
+    }
+    assert_eq!(
+        graph(&mut m)["entities"].as_array().map(Vec::len),
+        Some(3),
+        "the graph caught up"
+    );
+}
+
 /// Several clients on one memory (network transports): a subscription belongs to the
 /// session that made it, and another session's change reaches it as a notice.
 #[test]
@@ -1361,13 +1406,7 @@ fn sessions_subscribe_separately_and_hear_each_others_changes_as_notices() {
         1,
         "session 3 did not subscribe: only its reply: {out:?}"
     );
-    let notices = m.take_notices();
-    assert_eq!(notices.len(), 1, "{notices:?}");
-    assert_eq!(notices[0].0, 7);
-    assert_eq!(
-        serde_json::from_str::<Value>(&notices[0].1).unwrap(),
-        updated()
-    );
+    assert_one_update_for(&mut m, 7);
     assert!(m.take_notices().is_empty(), "taken once");
 
     let out = m.handle_in(7, 0, &create);

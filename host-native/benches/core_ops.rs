@@ -195,7 +195,9 @@ fn open_component(path: &Path) -> Server {
         profile: "all".to_string(),
         ..Options::default()
     };
-    Server::open(log, &options).expect("open component").0
+    Server::open(Box::new(log), &options)
+        .expect("open component")
+        .0
 }
 
 fn main() {

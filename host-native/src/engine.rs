@@ -1,5 +1,5 @@
 //! Runs the memory component (built and precompiled by `build.rs`) in wasmtime, with a
-//! [`FileLog`] behind its `log` import.
+//! [`HostLog`] (a memory file, or a database) behind its `log` import.
 
 use std::time::{Duration, Instant};
 
@@ -7,12 +7,11 @@ use anyhow::{Context, Result, anyhow};
 use wasmtime::component::{Component, HasSelf, Linker, ResourceAny};
 use wasmtime::{Engine, Store};
 
-use crate::disk::FsDisk;
 use crate::engine_config;
 use crate::resident::GuestMemories;
-use mcp_memory_core::filelog::FileLog;
+use crate::store::HostLog;
 use mcp_memory_core::memory::LogOp;
-use mcp_memory_core::{Changes, Contents, Error, Intent, Log, LogError};
+use mcp_memory_core::{Changes, Contents, Error, Intent, LogError};
 
 wasmtime::component::bindgen!({
     world: "memory-server",
@@ -85,7 +84,7 @@ impl Default for Options {
 
 /// The store's state: the host side of the `log` import.
 struct HostState {
-    log: FileLog<FsDisk>,
+    log: Box<dyn HostLog>,
 }
 
 impl log::Host for HostState {
@@ -190,7 +189,7 @@ pub struct Server {
 impl Server {
     /// Instantiates the component over `log` and opens the memory with these options (the
     /// actor stamped on every change, the days of history kept). Returns warnings.
-    pub fn open(log: FileLog<FsDisk>, options: &Options) -> Result<(Server, Vec<String>)> {
+    pub fn open(log: Box<dyn HostLog>, options: &Options) -> Result<(Server, Vec<String>)> {
         let mut config = engine_config::config();
         if std::env::var_os(PERFMAP_VAR).is_some() {
             config.profiler(wasmtime::ProfilingStrategy::PerfMap);
@@ -315,6 +314,16 @@ impl Server {
         Ok(server
             .memory()
             .call_end_session(&mut self.store, memory, session)?)
+    }
+
+    /// Catches up with other writers' changes (the host heard of them); subscribers'
+    /// notifications then wait in [`Server::take_notices`].
+    pub fn poll(&mut self) -> Result<()> {
+        self.turn(|b, store, memory| {
+            b.mcp_memory_memory_server()
+                .memory()
+                .call_poll(store, memory)
+        })
     }
 
     /// Readies the memory file for the next start (a checkpoint, if many changes followed

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::mpsc;
 use std::thread;
 
@@ -35,6 +35,8 @@ enum Job {
     End {
         session: u32,
     },
+    /// Other servers changed the memory: catch up, and tell subscribers.
+    Poll,
     Stop,
 }
 
@@ -43,6 +45,8 @@ enum Job {
 pub struct Hub {
     jobs: mpsc::Sender<Job>,
     next_session: Arc<AtomicU32>,
+    /// A poll is queued and not begun (announcements meanwhile need no other).
+    poll_queued: Arc<AtomicBool>,
 }
 
 /// The memory's thread; [`Engine::stop`] ends it, making everything written durable.
@@ -63,6 +67,8 @@ impl Engine {
 /// Starts the memory's thread.
 pub fn start(mut service: Service) -> (Hub, Engine) {
     let (jobs, queue) = mpsc::channel::<Job>();
+    let poll_queued = Arc::new(AtomicBool::new(false));
+    let queued = Arc::clone(&poll_queued);
     let thread = thread::spawn(move || {
         let mut outboxes: HashMap<u32, Outbox> = HashMap::new();
         for job in queue {
@@ -72,19 +78,14 @@ pub fn start(mut service: Service) -> (Hub, Engine) {
                     message,
                     done,
                 } => {
-                    let replies = match service.handle_whole(session, &message) {
-                        Ok(replies) => replies,
-                        Err(e) => {
-                            eprintln!("mcp-memory: error: cannot reopen the memory: {e:#}");
-                            std::process::exit(1);
-                        }
-                    };
-                    let _ = done.send(replies);
-                    for (to, notice) in service.take_notices() {
-                        if let Some(outbox) = outboxes.get(&to) {
-                            let _ = outbox.try_send(notice);
-                        }
-                    }
+                    let replies = service.handle_whole(session, &message);
+                    let _ = done.send(reopened(replies));
+                    deliver(&mut service, &outboxes);
+                }
+                Job::Poll => {
+                    queued.store(false, Ordering::Release);
+                    reopened(service.poll());
+                    deliver(&mut service, &outboxes);
                 }
                 Job::Attach { session, outbox } => {
                     outboxes.insert(session, outbox);
@@ -104,8 +105,27 @@ pub fn start(mut service: Service) -> (Hub, Engine) {
     let hub = Hub {
         jobs: jobs.clone(),
         next_session: Arc::new(AtomicU32::new(1)),
+        poll_queued,
     };
     (hub, Engine { jobs, thread })
+}
+
+/// What a call on the service returned; a memory that could not be reopened after a trap
+/// ends the process.
+fn reopened<T>(result: anyhow::Result<T>) -> T {
+    result.unwrap_or_else(|e| {
+        eprintln!("mcp-memory: error: cannot reopen the memory: {e:#}");
+        std::process::exit(1);
+    })
+}
+
+/// Puts the notifications waiting for other sessions in their outboxes.
+fn deliver(service: &mut Service, outboxes: &HashMap<u32, Outbox>) {
+    for (to, notice) in service.take_notices() {
+        if let Some(outbox) = outboxes.get(&to) {
+            let _ = outbox.try_send(notice);
+        }
+    }
 }
 
 impl Hub {
@@ -137,6 +157,14 @@ impl Hub {
     /// Stops sending notifications for `session` (its stream closed; the session lives on).
     pub fn detach(&self, session: u32) {
         let _ = self.jobs.send(Job::Detach { session });
+    }
+
+    /// Has the memory catch up with other servers' changes (the store announced some) and
+    /// tell its subscribers; a poll already queued covers this one.
+    pub fn poll(&self) {
+        if !self.poll_queued.swap(true, Ordering::AcqRel) {
+            let _ = self.jobs.send(Job::Poll);
+        }
     }
 
     /// Ends `session`: its client went away.

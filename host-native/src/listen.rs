@@ -9,6 +9,7 @@ use tokio::net::TcpListener;
 
 use crate::auth::{Token, check_exposure};
 use crate::service::Service;
+use crate::store::Location;
 use crate::{http, hub, tcp};
 
 /// The network transports.
@@ -32,9 +33,14 @@ pub struct Listen {
     pub allowed_origins: Vec<String>,
 }
 
-/// Serves `service` on the network until SIGINT or SIGTERM. `memory` names the memory file
-/// in the start-up line, which also gives the bound address (useful with port 0).
-pub fn serve(network: Network, listen: Listen, service: Service, memory: &str) -> Result<()> {
+/// Serves `service` (the memory at `location`) on the network until SIGINT or SIGTERM,
+/// catching up when the store announces other servers' changes. The start-up line names the memory, which also gives the bound address (useful with port 0).
+pub fn serve(
+    network: Network,
+    listen: Listen,
+    service: Service,
+    location: &Location,
+) -> Result<()> {
     check_exposure(
         listen.addr,
         listen.token.as_ref(),
@@ -45,6 +51,9 @@ pub fn serve(network: Network, listen: Listen, service: Service, memory: &str) -
         .build()
         .context("cannot start the network runtime")?;
     let (hub, engine) = hub::start(service);
+    let waker = hub.clone();
+    location.watch(Box::new(move || waker.poll()));
+    let memory = location.shown();
     let served = runtime.block_on(async move {
         let listener = TcpListener::bind(listen.addr)
             .await

@@ -12,11 +12,12 @@ use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 use mcp_memory::auth::{TOKEN_ENV, Token};
-use mcp_memory::disk::{Durability, open_log};
+use mcp_memory::disk::Durability;
 use mcp_memory::engine::{CallError, DEFAULT_PROFILE, Options, Server};
 use mcp_memory::listen::{self, Listen, Network};
 use mcp_memory::seeddb;
 use mcp_memory::service::Service;
+use mcp_memory::store::Location;
 use mcp_memory::{config, stdio};
 use mcp_memory_core::memory::DEFAULT_HISTORY_DAYS;
 use mcp_memory_core::tools::profile::{PROFILES, Selection};
@@ -34,6 +35,18 @@ struct Cli {
     /// A reference server's memory.jsonl is converted in place; the original is kept as .bak.
     #[arg(short = 'f', long = "memory-file", value_name = "PATH", global = true)]
     memory_file: Option<PathBuf>,
+
+    /// Where the memory is kept instead of a file: `postgres://user@host/db?memory=NAME`
+    /// (a named memory in a PostgreSQL database, shared by every server pointed at it;
+    /// NAME defaults to `default`), or a file path [env: MCP_MEMORY_STORE, which
+    /// -f/--memory-file overrides].
+    #[arg(
+        long,
+        value_name = "URL",
+        global = true,
+        conflicts_with = "memory_file"
+    )]
+    store: Option<String>,
 
     /// When changes reach the disk: `sync` fsyncs before every reply; `background` fsyncs at
     /// most one second later.
@@ -267,9 +280,29 @@ fn profile_names() -> clap::builder::PossibleValuesParser {
         .into()
 }
 
-fn open(path: &Path, durability: Durability, options: &Options) -> Result<Server> {
-    convert_database(path)?;
-    let (server, warnings) = Server::open(open_log(path, durability)?, options)?;
+/// The environment variable naming the store (as `--store`).
+const STORE_VAR: &str = "MCP_MEMORY_STORE";
+
+/// Where the memory is: `--store`, else `-f`, else `$MCP_MEMORY_STORE`, else the memory
+/// file `$MEMORY_FILE_PATH` or the default names.
+fn location(cli: &Cli) -> Result<Location> {
+    let store = (cli.store.clone())
+        .or_else(|| std::env::var(STORE_VAR).ok())
+        .filter(|s| !s.is_empty() && cli.memory_file.is_none());
+    match store {
+        Some(store) => Location::parse(&store).map_err(|e| anyhow::anyhow!("--store: {e}")),
+        None => Ok(Location::File(config::memory_path(
+            cli.memory_file.as_deref(),
+            std::env::var_os(config::ENV_VAR),
+        )?)),
+    }
+}
+
+fn open(location: &Location, durability: Durability, options: &Options) -> Result<Server> {
+    if let Location::File(path) = location {
+        convert_database(path)?;
+    }
+    let (server, warnings) = Server::open(location.open_log(durability)?, options)?;
     for w in warnings {
         eprintln!("mcp-memory: warning: {w}");
     }
@@ -281,10 +314,8 @@ fn main() -> Result<()> {
     if let Err(e) = Selection::new(&cli.profile, &cli.tools) {
         Cli::command().error(ErrorKind::InvalidValue, e).exit();
     }
-    let path = config::memory_path(
-        cli.memory_file.as_deref(),
-        std::env::var_os(config::ENV_VAR),
-    )?;
+    let location = location(&cli)?;
+    let shown = location.shown();
     let durability = cli.durability;
     let options = Options {
         actor: cli.actor.clone(),
@@ -294,19 +325,18 @@ fn main() -> Result<()> {
     };
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => {
-            let server = open(&path, durability, &options)?;
-            let reopen_path = path.clone();
+            let server = open(&location, durability, &options)?;
+            let reopen_location = location.clone();
             let reopen_options = options.clone();
             let service = Service::new(
                 server,
-                Box::new(move || open(&reopen_path, durability, &reopen_options)),
+                Box::new(move || open(&reopen_location, durability, &reopen_options)),
             );
             let network = match cli.transport {
                 Transport::Stdio => {
                     eprintln!(
-                        "mcp-memory {}: serving {} on stdio",
+                        "mcp-memory {}: serving {shown} on stdio",
                         env!("CARGO_PKG_VERSION"),
-                        path.display()
                     );
                     return stdio::serve(service);
                 }
@@ -323,22 +353,24 @@ fn main() -> Result<()> {
                 allow_unauthenticated: cli.allow_unauthenticated,
                 allowed_origins: cli.allow_origin,
             };
-            listen::serve(network, listen, service, &path.display().to_string())
+            listen::serve(network, listen, service, &location)
         }
         Command::Compact => {
-            let records = open(&path, durability, &options)?.compact()?;
-            eprintln!(
-                "mcp-memory: {}: compacted to {records} records",
-                path.display()
-            );
+            let records = open(&location, durability, &options)?.compact()?;
+            eprintln!("mcp-memory: {shown}: compacted to {records} records");
             Ok(())
         }
         Command::Export { format, output } => {
-            let bytes = match (format, path.exists()) {
-                (Format::Jsonl, true) => open(&path, durability, &options)?.export_jsonl()?,
-                (Format::Log, true) => open(&path, durability, &options)?.export_log()?,
+            // A memory file that does not exist is exported empty, not created.
+            let exists = match &location {
+                Location::File(path) => path.exists(),
+                Location::Postgres(_) => true,
+            };
+            let bytes = match (format, exists) {
+                (Format::Jsonl, true) => open(&location, durability, &options)?.export_jsonl()?,
+                (Format::Log, true) => open(&location, durability, &options)?.export_log()?,
                 (Format::MemoryMcp, true) => {
-                    open(&path, durability, &options)?.export_memory_mcp()?
+                    open(&location, durability, &options)?.export_memory_mcp()?
                 }
                 (Format::Jsonl | Format::MemoryMcp, false) => Vec::new(),
                 (Format::Log, false) => frame::encode_log(std::iter::empty()),
@@ -358,7 +390,7 @@ fn main() -> Result<()> {
                 tools: String::new(),
                 ..options
             };
-            let mut server = open(&path, durability, &every_tool)?;
+            let mut server = open(&location, durability, &every_tool)?;
             let replies = server.handle_whole(0, &call.to_string())?;
             let reply: serde_json::Value = replies
                 .last()
@@ -381,9 +413,9 @@ fn main() -> Result<()> {
                 eprintln!("mcp-memory: {}: {}", file.display(), read.summary);
                 data = read.log;
             }
-            match open(&path, durability, &options)?.import_file(&data) {
+            match open(&location, durability, &options)?.import_file(&data) {
                 Ok(summary) => {
-                    eprintln!("mcp-memory: {}: {summary}", path.display());
+                    eprintln!("mcp-memory: {shown}: {summary}");
                     Ok(())
                 }
                 Err(CallError::Memory(Error::ImportRefused(reason))) => {

@@ -121,6 +121,17 @@ impl Service {
         })
     }
 
+    /// Catches up with other writers' changes, which the store announced; subscribers'
+    /// notifications then wait in [`Service::take_notices`].
+    /// A trap is handled as by [`Service::handle`]; `Err` only if reopening fails.
+    pub fn poll(&mut self) -> Result<()> {
+        if let Err(trap) = self.server.poll() {
+            self.reload(&trap)?;
+        }
+        self.report_warnings();
+        Ok(())
+    }
+
     /// Closes the memory: writes what makes the next start fast (a checkpoint).
     pub fn close(mut self) {
         if let Err(e) = self.server.close() {

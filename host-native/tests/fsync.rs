@@ -30,7 +30,7 @@ fn flaky_fsync(file: &File) -> io::Result<()> {
 
 fn open(path: &std::path::Path, fsync: mcp_memory::disk::Fsync) -> Server {
     let disk = FsDisk::open_with_fsync(path, Durability::Background, fsync).expect("open");
-    Server::open(FileLog::new(disk), &Options::default())
+    Server::open(Box::new(FileLog::new(disk)), &Options::default())
         .expect("the memory opens")
         .0
 }

@@ -146,7 +146,7 @@ fn migrate_reads_through_the_component_and_refuses_the_memory_file() {
         profile: "mcp-memory-py".to_string(),
         ..Options::default()
     };
-    let (mut server, _) = Server::open(log, &options).expect("opens");
+    let (mut server, _) = Server::open(Box::new(log), &options).expect("opens");
     let old = tmp.path().join("old.jsonl");
     fs::write(&old, REFERENCE).expect("write");
     let args = json!({"source_path": old.to_str().expect("UTF-8")});

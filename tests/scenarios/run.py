@@ -19,8 +19,12 @@ the reference's replies written into the file (authoring aid; review before comm
 accepts: tcp sends the same lines over one connection, http POSTs each line to /mcp (README.md,
 "Transports"). A step's `expect_tcp` / `expect_http` replaces its `expect` there.
 
+--store postgres://… runs each scenario on a new named memory in that database
+(MCP_MEMORY_STORE); one that starts from a memory file has it imported first.
+
 Usage:
   python3 tests/scenarios/run.py --cmd target/release/mcp-memory [FILE.json ...]
+  python3 tests/scenarios/run.py --cmd target/release/mcp-memory --store postgres://127.0.0.1/db
   python3 tests/scenarios/run.py --cmd target/release/mcp-memory --transport http
   python3 tests/scenarios/run.py --cmd "node npm/bin/mcp-memory.js"
   python3 tests/scenarios/run.py --reference \
@@ -43,6 +47,7 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -446,7 +451,7 @@ def status_failure(step, status):
     return f"HTTP status {status}, expected {want or '2xx'}"
 
 
-def run(path, cmd, reference, record, transport="stdio"):
+def run(path, cmd, reference, record, transport="stdio", store=None):
     scenario = json.loads(path.read_text(encoding="utf-8"))
     if reference and scenario.get("reference_skip"):
         return None
@@ -464,6 +469,14 @@ def run(path, cmd, reference, record, transport="stdio"):
         # reference ignores it).
         env = dict(os.environ, MEMORY_FILE_PATH=str(file),
                    MCP_MEMORY_PROFILE=scenario.get("profile", "all"))
+        if store:
+            # A memory of its own in the database (MCP_MEMORY_STORE beats MEMORY_FILE_PATH).
+            sep = "&" if "?" in store else "?"
+            env["MCP_MEMORY_STORE"] = f"{store}{sep}memory=scenario-{uuid.uuid4().hex[:12]}"
+            if scenario.get("file"):
+                # The memory starts as the file would: imported into the database.
+                subprocess.run(shlex.split(cmd) + ["import", str(file)], env=env, check=True,
+                               stderr=subprocess.DEVNULL)
         server = None
         try:
             server = start(cmd, file, env)
@@ -532,6 +545,9 @@ def main():
     ap.add_argument("--transport", choices=TRANSPORTS, default="stdio",
                     help="how to speak to the server (tcp, http: it is started with "
                          "--transport and --bind appended)")
+    ap.add_argument("--store", metavar="URL",
+                    help="a postgres:// address: each scenario gets a new named memory there "
+                         "(a scenario's memory file is imported into it first)")
     ap.add_argument("files", nargs="*", type=Path)
     args = ap.parse_args()
     if args.record and not args.reference:
@@ -541,7 +557,7 @@ def main():
     files = args.files or sorted(HERE.glob("*.json"))
     bad = 0
     for path in files:
-        failures = run(path, args.cmd, args.reference, args.record, args.transport)
+        failures = run(path, args.cmd, args.reference, args.record, args.transport, args.store)
         if failures is None:
             why = "reference_skip" if args.reference else f"not run over {args.transport}"
             print(f"skip {path.name} ({why})")

@@ -138,6 +138,10 @@ impl GuestMemory for GuestMem {
         self.0.borrow_mut().end_session(session)
     }
 
+    fn poll(&self) {
+        self.0.borrow_mut().poll()
+    }
+
     fn close(&self) {
         self.0.borrow_mut().memory_mut().close()
     }

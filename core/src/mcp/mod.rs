@@ -358,6 +358,9 @@ pub fn failure_reply(message: &str, reason: &str) -> Option<String> {
     Some(error(&req.id, -32603, reason))
 }
 
+/// The session being handled while none is ([`Server::poll`]): no host numbers one so.
+const NO_SESSION: u32 = u32::MAX;
+
 /// A client session as provenance sees it.
 struct Client {
     /// `clientInfo.name` and `.version` from `initialize` (empty until then).
@@ -935,6 +938,22 @@ impl<L: Log> Server<L> {
                 self.notices.push((session, notice));
             }
         }
+    }
+
+    /// Catches up with what other writers logged, as the host heard they did (a database
+    /// announced a change): subscribers hear of it through [`Server::take_notices`]. Does
+    /// nothing while no one subscribes (the next request catches up anyway); a log that
+    /// cannot be read now is read by the next request, which reports it.
+    pub fn poll(&mut self) {
+        if self.subscribers.is_empty() && self.listeners.is_empty() {
+            return;
+        }
+        self.unsent = None;
+        // No session's message is being handled: every subscriber hears through the notices.
+        self.session = NO_SESSION;
+        let mut out = Vec::new();
+        let _ = self.catch_up_notifying(Intent::Read, &mut out);
+        debug_assert!(out.is_empty());
     }
 
     /// Takes the messages waiting for sessions other than the ones they were produced in,

@@ -1,0 +1,730 @@
+//! A memory's log in a PostgreSQL database: append-only rows, one memory per name.
+//!
+//! Each memory is a row of `mcp_memory` (its name and current generation) and the rows of
+//! `mcp_memory_log` of that generation (sequence from 1, payload, whether it is a checkpoint,
+//! time, writer). A writer's turn, from a refresh for writing until the host releases it, holds
+//! the memory's advisory lock and an open transaction: `sync` commits (and notifies
+//! listeners on channel [`CHANNEL`]), `replace` installs the next generation and drops the
+//! last in one transaction. A server killed within its turn leaves nothing half done: its
+//! transaction aborts and its lock goes with its connection.
+//!
+//! The connection is remade when it breaks, no sooner than a backoff after a failed attempt
+//! (a request in between gets the error at once). A turn whose uncommitted changes were lost
+//! with a connection makes the next refresh hand the guest the whole log again
+//! ([`Changes::Replaced`]), so its graph never holds a change the database does not.
+
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+use mcp_memory_core::record::is_checkpoint;
+use mcp_memory_core::{Changes, Contents, Intent, Log, LogError};
+use postgres::fallible_iterator::FallibleIterator;
+use postgres::{Client, Config, NoTls};
+
+/// The channel committed changes are announced on; the payload is `<memory>\t<writer>`.
+pub const CHANNEL: &str = "mcp_memory";
+
+/// The memory served when the address names none.
+pub const DEFAULT_MEMORY: &str = "default";
+
+/// Longest a name of a memory may be.
+const MAX_NAME: usize = 64;
+
+/// How long a refresh for writing waits for another server's turn to end.
+const LOCK_TIMEOUT: &str = "30s";
+
+/// First wait before reconnecting after a failed attempt; it doubles up to [`MAX_BACKOFF`].
+const MIN_BACKOFF: Duration = Duration::from_millis(100);
+const MAX_BACKOFF: Duration = Duration::from_secs(5);
+
+/// The tables, created when missing (under a transaction-scoped advisory lock: concurrent
+/// `CREATE TABLE IF NOT EXISTS` can still collide).
+const SCHEMA: &str = "
+SELECT pg_advisory_xact_lock(7140523372839182081);
+CREATE TABLE IF NOT EXISTS mcp_memory (
+    name text PRIMARY KEY,
+    generation bigint NOT NULL DEFAULT 1,
+    created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS mcp_memory_log (
+    memory text NOT NULL REFERENCES mcp_memory (name) ON DELETE CASCADE,
+    generation bigint NOT NULL,
+    seq bigint NOT NULL,
+    payload bytea NOT NULL,
+    checkpoint boolean NOT NULL,
+    written_at timestamptz NOT NULL DEFAULT now(),
+    writer text NOT NULL,
+    PRIMARY KEY (memory, generation, seq)
+);";
+
+/// A named memory in a database: what `--store postgres://…?memory=name` names.
+#[derive(Clone, Debug)]
+pub struct Target {
+    /// The connection settings (the address without `memory`).
+    pub config: Config,
+    /// The memory's name.
+    pub memory: String,
+    /// The address as shown to users: no password.
+    pub shown: String,
+}
+
+impl Target {
+    /// Parses `postgres://…` (or `postgresql://…`); the query's `memory=name` picks the
+    /// memory (default [`DEFAULT_MEMORY`]), the rest goes to the client library.
+    pub fn parse(url: &str) -> Result<Target, String> {
+        let (base, query) = url.split_once('?').unwrap_or((url, ""));
+        let mut memory = None;
+        let mut rest = Vec::new();
+        for pair in query.split('&').filter(|p| !p.is_empty()) {
+            match pair.strip_prefix("memory=") {
+                Some(name) => memory = Some(name.to_string()),
+                None => rest.push(pair),
+            }
+        }
+        let memory = memory.unwrap_or_else(|| DEFAULT_MEMORY.to_string());
+        check_name(&memory)?;
+        let url = if rest.is_empty() {
+            base.to_string()
+        } else {
+            format!("{base}?{}", rest.join("&"))
+        };
+        let mut config =
+            Config::from_str(&url).map_err(|e| format!("cannot read the store address: {e}"))?;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(Duration::from_secs(5));
+        }
+        config
+            .application_name("mcp-memory")
+            .keepalives(true)
+            .keepalives_idle(Duration::from_secs(10));
+        Ok(Target {
+            shown: shown(&config, &memory),
+            config,
+            memory,
+        })
+    }
+
+    /// The same database, another memory in it.
+    pub fn with_memory(&self, memory: &str) -> Result<Target, String> {
+        check_name(memory)?;
+        Ok(Target {
+            config: self.config.clone(),
+            memory: memory.to_string(),
+            shown: shown(&self.config, memory),
+        })
+    }
+}
+
+/// Whether `name` may name a memory: 1 to 64 letters, digits, `_`, `-` or `.`.
+pub fn check_name(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name.len() <= MAX_NAME
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "memory name {name:?}: use 1 to {MAX_NAME} letters, digits, '_', '-' or '.'"
+        ))
+    }
+}
+
+fn shown(config: &Config, memory: &str) -> String {
+    let host = match config.get_hosts().first() {
+        Some(postgres::config::Host::Tcp(h)) => h.clone(),
+        #[cfg(unix)]
+        Some(postgres::config::Host::Unix(p)) => p.display().to_string(),
+        None => "localhost".to_string(),
+    };
+    let port = config.get_ports().first().copied().unwrap_or(5432);
+    let db = config.get_dbname().unwrap_or("");
+    format!("postgres://{host}:{port}/{db}?memory={memory}")
+}
+
+/// The advisory lock key of a memory (64-bit FNV-1a of its name: two names sharing a key
+/// only take turns more than they must).
+fn lock_key(memory: &str) -> i64 {
+    let hash = memory.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    hash as i64
+}
+
+/// Opens a session: the tables if missing, and the settings every session runs with (a
+/// bounded wait for the lock; the server drops a silent client's session, and its lock,
+/// within about half a minute, as it does a transaction left idle).
+pub fn connect(target: &Target) -> Result<Client, LogError> {
+    let mut client = target
+        .config
+        .connect(NoTls)
+        .map_err(|e| LogError(format!("cannot connect to {}: {e}", target.shown)))?;
+    let setup = format!(
+        "SET lock_timeout = '{LOCK_TIMEOUT}';
+         SET idle_in_transaction_session_timeout = '30s';
+         SET tcp_keepalives_idle = 10; SET tcp_keepalives_interval = 5; SET tcp_keepalives_count = 3;
+         BEGIN; {SCHEMA} COMMIT;"
+    );
+    client
+        .batch_execute(&setup)
+        .map_err(|e| LogError(format!("cannot prepare {}: {e}", target.shown)))?;
+    Ok(client)
+}
+
+/// Who this process writes as: host name, pid and start time (rows' `writer`, and the
+/// second field of notifications, by which a process skips its own).
+fn writer() -> &'static str {
+    static WRITER: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    WRITER.get_or_init(|| {
+        let nonce = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let host = std::fs::read_to_string("/etc/hostname").unwrap_or_default();
+        format!("{}:{}:{nonce}", host.trim(), std::process::id())
+    })
+}
+
+/// Calls `wake` whenever another process commits a change to `target`'s memory, and once
+/// each time the listening session is (re)made (changes may have come meanwhile). Runs on
+/// its own thread and session, for the life of the process, reconnecting with backoff.
+pub fn watch(target: &Target, wake: Box<dyn Fn() + Send>) {
+    let target = target.clone();
+    let ours = format!("{}\t", target.memory);
+    std::thread::spawn(move || {
+        let mut backoff = MIN_BACKOFF;
+        loop {
+            let listened: Result<(), LogError> = connect(&target).and_then(|mut client| {
+                let listen = format!("LISTEN {CHANNEL}");
+                (client.batch_execute(&listen))
+                    .map_err(|e| LogError(format!("cannot listen on {}: {e}", target.shown)))?;
+                backoff = MIN_BACKOFF;
+                wake();
+                let mut notices = client.notifications();
+                let mut notices = notices.blocking_iter();
+                while let Ok(Some(notice)) = notices.next() {
+                    let writer = notice.payload().strip_prefix(&ours);
+                    if writer.is_some_and(|w| w != self::writer()) {
+                        wake();
+                    }
+                }
+                Err(LogError(format!(
+                    "lost the listening session on {}",
+                    target.shown
+                )))
+            });
+            if let Err(e) = listened {
+                eprintln!(
+                    "mcp-memory: warning: {}; listening again in {} ms",
+                    e.0,
+                    backoff.as_millis()
+                );
+            }
+            std::thread::sleep(backoff);
+            backoff = (backoff * 2).min(MAX_BACKOFF);
+        }
+    });
+}
+
+/// The log of one memory in a database.
+pub struct PgLog {
+    target: Target,
+    key: i64,
+    /// Who writes: stamped on each row, and on notifications (a server skips its own).
+    writer: String,
+    client: Option<Client>,
+    /// No connection is attempted before this (after a failed attempt).
+    retry_at: Option<Instant>,
+    backoff: Duration,
+    /// The generation the guest has seen.
+    generation: i64,
+    /// The last sequence the guest has seen (appended or read).
+    seen: i64,
+    /// The last sequence known committed.
+    committed: i64,
+    /// Whether the uncommitted rows hold a change (not only checkpoints).
+    pending_change: bool,
+    /// The advisory lock and a transaction are held (the writer's turn).
+    locked: bool,
+    /// The guest may append: the turn is held and its last refresh was for writing.
+    writing: bool,
+    /// The guest's graph may hold changes the database lost: hand it the whole log.
+    resync: bool,
+    warnings: Vec<String>,
+}
+
+impl PgLog {
+    /// The log of `target`'s memory. Nothing is read before [`Log::replay`].
+    pub fn new(target: Target) -> PgLog {
+        PgLog {
+            key: lock_key(&target.memory),
+            writer: writer().to_string(),
+            target,
+            client: None,
+            retry_at: None,
+            backoff: MIN_BACKOFF,
+            generation: 0,
+            seen: 0,
+            committed: 0,
+            pending_change: false,
+            locked: false,
+            writing: false,
+            resync: false,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Who this log writes as (the writer column, and notifications' second field).
+    pub fn writer(&self) -> &str {
+        &self.writer
+    }
+
+    /// The memory's address, for messages.
+    pub fn shown(&self) -> &str {
+        &self.target.shown
+    }
+
+    /// Warnings collected since the last call (reconnections).
+    pub fn take_warnings(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.warnings)
+    }
+
+    /// Whether this log holds the writer's turn.
+    pub fn is_locked(&self) -> bool {
+        self.locked
+    }
+
+    fn error(&self, what: &str, e: &postgres::Error) -> LogError {
+        LogError(format!("cannot {what} {}: {e}", self.target.shown))
+    }
+
+    /// The session, made if there is none (or it broke): at once, or an error if the last
+    /// attempt failed less than a backoff ago.
+    fn client(&mut self) -> Result<&mut Client, LogError> {
+        if self.client.as_ref().is_some_and(Client::is_closed) {
+            self.lost();
+        }
+        if self.client.is_none() {
+            if let Some(at) = self.retry_at
+                && Instant::now() < at
+            {
+                return Err(LogError(format!(
+                    "the database at {} is unreachable; retrying in {} ms",
+                    self.target.shown,
+                    at.saturating_duration_since(Instant::now()).as_millis()
+                )));
+            }
+            match connect(&self.target) {
+                Ok(client) => {
+                    if self.retry_at.take().is_some() {
+                        self.warnings
+                            .push(format!("reconnected to {}", self.target.shown));
+                    }
+                    self.backoff = MIN_BACKOFF;
+                    self.client = Some(client);
+                }
+                Err(e) => {
+                    self.retry_at = Some(Instant::now() + self.backoff);
+                    self.backoff = (self.backoff * 2).min(MAX_BACKOFF);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(self.client.as_mut().expect("connected above"))
+    }
+
+    /// The session broke: its lock and transaction are gone; uncommitted changes the guest
+    /// applied are lost, so it must read the log again.
+    fn lost(&mut self) {
+        self.client = None;
+        self.retry_at.get_or_insert_with(Instant::now);
+        self.end_turn_uncommitted();
+    }
+
+    /// The turn ended without committing its rows.
+    fn end_turn_uncommitted(&mut self) {
+        if self.pending_change {
+            self.resync = true;
+        }
+        self.pending_change = false;
+        self.seen = self.committed;
+        self.locked = false;
+        self.writing = false;
+    }
+
+    /// Runs `op` on the session; a broken session is noted (see [`PgLog::lost`]).
+    fn run<T>(
+        &mut self,
+        what: &str,
+        op: impl FnOnce(&mut Client) -> Result<T, postgres::Error>,
+    ) -> Result<T, LogError> {
+        let mut client = match self.client.take() {
+            Some(c) if !c.is_closed() => c,
+            broken => {
+                if broken.is_some() {
+                    self.lost();
+                }
+                self.client()?;
+                self.client.take().expect("connected above")
+            }
+        };
+        let result = op(&mut client);
+        let closed = client.is_closed();
+        self.client = Some(client);
+        result.map_err(|e| {
+            let error = self.error(what, &e);
+            if closed {
+                self.lost();
+            }
+            error
+        })
+    }
+
+    /// Takes the writer's turn: the memory's advisory lock and a transaction.
+    pub fn lock(&mut self) -> Result<(), LogError> {
+        if self.locked {
+            return Ok(());
+        }
+        let sql = format!("BEGIN; SELECT pg_advisory_lock({})", self.key);
+        let taken = self.run("lock the memory in", |c| c.batch_execute(&sql));
+        if let Err(e) = taken {
+            if let Some(client) = self.client.as_mut() {
+                let _ = client.batch_execute("ROLLBACK");
+            }
+            return Err(e);
+        }
+        self.locked = true;
+        self.writing = true;
+        Ok(())
+    }
+
+    /// Ends the writer's turn: commits what it appended since the last sync (checkpoints)
+    /// and releases the lock.
+    pub fn unlock(&mut self) {
+        self.writing = false;
+        if !std::mem::take(&mut self.locked) {
+            return;
+        }
+        let sql = format!("COMMIT; SELECT pg_advisory_unlock({})", self.key);
+        let ended = self.run("commit to", |c| c.batch_execute(&sql));
+        match ended {
+            Ok(()) => {
+                self.committed = self.seen;
+                self.pending_change = false;
+            }
+            Err(e) => {
+                self.warnings.push(e.0);
+                self.end_turn_uncommitted();
+                // The session may hold the lock still: drop it, and the lock goes with it.
+                self.client = None;
+            }
+        }
+    }
+
+    /// Rolls back the open transaction after a failed statement and opens another, keeping
+    /// the turn; rows the guest applied are lost with it.
+    fn roll_back(&mut self) {
+        let pending = self.pending_change;
+        let restarted = (self.client.as_mut()).map(|c| c.batch_execute("ROLLBACK; BEGIN"));
+        self.pending_change = false;
+        self.seen = self.committed;
+        if pending {
+            self.resync = true;
+        }
+        if !matches!(restarted, Some(Ok(()))) {
+            self.lost();
+        }
+    }
+
+    /// Refuses to write outside a turn taken for writing.
+    fn check_writing(&self) -> Result<(), LogError> {
+        if self.writing && self.locked {
+            return Ok(());
+        }
+        Err(LogError(format!(
+            "{}: a write outside this server's turn (after a refresh for reading, or a lost connection); nothing was written",
+            self.target.shown
+        )))
+    }
+
+    /// Every row of the current generation up to `upto`, oldest first; with `first_checkpoint_only`,
+    /// checkpoints other than the first row are left out.
+    fn rows(&mut self, upto: i64, first_checkpoint_only: bool) -> Result<Vec<Vec<u8>>, LogError> {
+        let (memory, generation) = (self.target.memory.clone(), self.generation);
+        self.run("read", |c| {
+            let rows = c.query(
+                "SELECT payload FROM mcp_memory_log WHERE memory = $1 AND generation = $2
+                 AND seq <= $3 AND (NOT $4 OR NOT checkpoint OR seq = 1) ORDER BY seq",
+                &[&memory, &generation, &upto, &first_checkpoint_only],
+            )?;
+            Ok(rows.into_iter().map(|r| r.get(0)).collect())
+        })
+    }
+
+    /// The whole log as it stands, as a new generation or after lost changes.
+    fn everything(&mut self) -> Result<Changes, LogError> {
+        if self.locked {
+            return self.read_everything();
+        }
+        // One snapshot for both reads: a replacement in between would leave no rows.
+        self.run("read", |c| {
+            c.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        })?;
+        let read = self.read_everything();
+        if let Some(client) = self.client.as_mut() {
+            let _ = client.batch_execute("COMMIT");
+        }
+        read
+    }
+
+    fn read_everything(&mut self) -> Result<Changes, LogError> {
+        let memory = self.target.memory.clone();
+        let (generation, last) = self.run("read", |c| {
+            let row = c.query_one(
+                "SELECT m.generation, coalesce(max(l.seq), 0) FROM mcp_memory m
+                 LEFT JOIN mcp_memory_log l ON l.memory = m.name AND l.generation = m.generation
+                 WHERE m.name = $1 GROUP BY m.generation",
+                &[&memory],
+            )?;
+            Ok((row.get::<_, i64>(0), row.get::<_, i64>(1)))
+        })?;
+        self.generation = generation;
+        let records = self.rows(last, false)?;
+        (self.seen, self.committed, self.resync) = (last, last, false);
+        Ok(Changes::Replaced(records))
+    }
+
+    /// Makes sure the memory's row exists (a new memory starts at generation 1).
+    fn create_memory(&mut self) -> Result<(), LogError> {
+        let memory = self.target.memory.clone();
+        self.run("create the memory in", |c| {
+            c.execute(
+                "INSERT INTO mcp_memory (name) VALUES ($1) ON CONFLICT DO NOTHING",
+                &[&memory],
+            )
+            .map(drop)
+        })
+    }
+
+    /// Whether the row at `seq` of this generation was written by this log (the outcome of
+    /// a commit whose answer was lost).
+    fn landed(&mut self, seq: i64) -> Result<bool, LogError> {
+        let (memory, generation, writer) = (
+            self.target.memory.clone(),
+            self.generation,
+            self.writer.clone(),
+        );
+        self.run("read", |c| {
+            let row = c.query_one(
+                "SELECT EXISTS (SELECT 1 FROM mcp_memory_log WHERE memory = $1 AND generation = $2
+                 AND seq = $3 AND writer = $4)",
+                &[&memory, &generation, &seq, &writer],
+            )?;
+            Ok(row.get(0))
+        })
+    }
+
+    /// Tells other servers the memory changed (delivered when the transaction commits).
+    fn notify_sql(&self) -> String {
+        format!(
+            "SELECT pg_notify('{CHANNEL}', '{}\t{}')",
+            self.target.memory,
+            self.writer.replace('\'', "''")
+        )
+    }
+}
+
+impl Drop for PgLog {
+    fn drop(&mut self) {
+        self.unlock();
+    }
+}
+
+impl Log for PgLog {
+    fn replay(&mut self) -> Result<Contents, LogError> {
+        self.create_memory()?;
+        let memory = self.target.memory.clone();
+        let (generation, last, checkpoint) = self.run("read", |c| {
+            let row = c.query_one(
+                "SELECT m.generation, coalesce(max(l.seq), 0),
+                        coalesce(max(l.seq) FILTER (WHERE l.checkpoint), 0)
+                 FROM mcp_memory m
+                 LEFT JOIN mcp_memory_log l ON l.memory = m.name AND l.generation = m.generation
+                 WHERE m.name = $1 GROUP BY m.generation",
+                &[&memory],
+            )?;
+            Ok((
+                row.get::<_, i64>(0),
+                row.get::<_, i64>(1),
+                row.get::<_, i64>(2),
+            ))
+        })?;
+        (self.generation, self.seen, self.committed) = (generation, last, last);
+        if checkpoint <= 1 {
+            return Ok(Contents::Records(self.rows(last, false)?));
+        }
+        let (skipped_bytes, entries) = self.run("read", |c| {
+            let skipped = c.query_one(
+                "SELECT coalesce(sum(octet_length(payload)), 0)::bigint FROM mcp_memory_log
+                 WHERE memory = $1 AND generation = $2 AND seq < $3",
+                &[&memory, &generation, &checkpoint],
+            )?;
+            let rows = c.query(
+                "SELECT payload FROM mcp_memory_log WHERE memory = $1 AND generation = $2
+                 AND seq >= $3 AND seq <= $4 ORDER BY seq",
+                &[&memory, &generation, &checkpoint, &last],
+            )?;
+            let entries = rows.into_iter().map(|r| r.get(0)).collect();
+            Ok((skipped.get::<_, i64>(0), entries))
+        })?;
+        Ok(Contents::FromCheckpoint {
+            skipped_bytes: skipped_bytes as u64,
+            entries,
+        })
+    }
+
+    fn refresh(&mut self, intent: Intent) -> Result<Changes, LogError> {
+        if !self.locked && intent == Intent::Write {
+            self.lock()?;
+        }
+        self.writing = self.locked && intent == Intent::Write;
+        if self.resync {
+            return self.everything();
+        }
+        let (memory, seen) = (self.target.memory.clone(), self.seen);
+        let rows = self.run("read", |c| {
+            c.query(
+                "SELECT m.generation, l.payload FROM mcp_memory m
+                 LEFT JOIN mcp_memory_log l
+                   ON l.memory = m.name AND l.generation = m.generation AND l.seq > $2
+                 WHERE m.name = $1 ORDER BY l.seq",
+                &[&memory, &seen],
+            )
+        })?;
+        let generation = rows.first().map_or(0, |r| r.get::<_, i64>(0));
+        if generation != self.generation {
+            // Replaced by another server (or the memory was dropped: then it starts anew).
+            if generation == 0 {
+                self.create_memory()?;
+            }
+            return self.everything();
+        }
+        let records: Vec<Vec<u8>> = (rows.into_iter())
+            .filter_map(|r| r.get::<_, Option<Vec<u8>>>(1))
+            .collect();
+        self.seen += records.len() as i64;
+        if !self.locked {
+            self.committed = self.seen;
+        }
+        Ok(Changes::Appended(records))
+    }
+
+    fn append(&mut self, entry: &[u8]) -> Result<(), LogError> {
+        self.check_writing()?;
+        let seq = self.seen + 1;
+        let (memory, generation, writer) = (
+            self.target.memory.clone(),
+            self.generation,
+            self.writer.clone(),
+        );
+        let checkpoint = is_checkpoint(entry);
+        let inserted = self.run("append to", |c| {
+            c.execute(
+                "INSERT INTO mcp_memory_log (memory, generation, seq, payload, checkpoint, writer)
+                 VALUES ($1, $2, $3, $4, $5, $6)",
+                &[&memory, &generation, &seq, &entry, &checkpoint, &writer],
+            )
+        });
+        match inserted {
+            Ok(_) => {
+                self.seen = seq;
+                self.pending_change |= !checkpoint;
+                Ok(())
+            }
+            Err(e) => {
+                self.roll_back();
+                Err(e)
+            }
+        }
+    }
+
+    fn sync(&mut self) -> Result<(), LogError> {
+        if self.seen == self.committed {
+            return Ok(());
+        }
+        let sql = format!("{}; COMMIT; BEGIN", self.notify_sql());
+        let committed = self.run("commit to", |c| c.batch_execute(&sql));
+        let Err(e) = committed else {
+            self.committed = self.seen;
+            self.pending_change = false;
+            return Ok(());
+        };
+        // The answer was lost, or the commit failed: find out which.
+        let seq = self.seen;
+        let had_change = self.pending_change;
+        if self.client.is_some() {
+            self.roll_back();
+        }
+        match self.landed(seq) {
+            Ok(true) => {
+                // It was committed: the guest's graph is right after all.
+                (self.seen, self.committed, self.resync) = (seq, seq, false);
+                Ok(())
+            }
+            Ok(false) => {
+                self.resync |= had_change;
+                Err(LogError(format!(
+                    "{}; the database did not keep it, so this server reads the memory again",
+                    e.0
+                )))
+            }
+            Err(_) => {
+                self.resync |= had_change;
+                Err(LogError(format!(
+                    "{}; whether the database kept it is unknown until it is reachable (this server then reads the memory again)",
+                    e.0
+                )))
+            }
+        }
+    }
+
+    fn entries(&mut self) -> Result<Vec<Vec<u8>>, LogError> {
+        self.rows(self.seen, true)
+    }
+
+    fn replace(&mut self, entries: &[Vec<u8>]) -> Result<(), LogError> {
+        self.check_writing()?;
+        let (memory, generation, writer) = (
+            self.target.memory.clone(),
+            self.generation + 1,
+            self.writer.clone(),
+        );
+        let checkpoints: Vec<bool> = entries.iter().map(|e| is_checkpoint(e)).collect();
+        let notify = self.notify_sql();
+        let installed = self.run("replace the log in", |c| {
+            c.execute(
+                "INSERT INTO mcp_memory_log (memory, generation, seq, payload, checkpoint, writer)
+                 SELECT $1, $2, s.seq, s.payload, s.checkpoint, $3
+                 FROM unnest($4::bytea[], $5::boolean[]) WITH ORDINALITY AS s(payload, checkpoint, seq)",
+                &[&memory, &generation, &writer, &entries, &checkpoints],
+            )?;
+            c.execute(
+                "UPDATE mcp_memory SET generation = $2 WHERE name = $1",
+                &[&memory, &generation],
+            )?;
+            c.execute(
+                "DELETE FROM mcp_memory_log WHERE memory = $1 AND generation < $2",
+                &[&memory, &generation],
+            )?;
+            c.batch_execute(&format!("{notify}; COMMIT; BEGIN"))
+        });
+        if let Err(e) = installed {
+            self.roll_back();
+            return Err(e);
+        }
+        let last = entries.len() as i64;
+        (self.generation, self.seen, self.committed) = (generation, last, last);
+        self.pending_change = false;
+        Ok(())
+    }
+}

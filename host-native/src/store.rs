@@ -1,0 +1,106 @@
+//! Where a memory lives — a file, or a named memory in a PostgreSQL database — and the log
+//! the host serves the guest from it.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use mcp_memory_core::filelog::FileLog;
+use mcp_memory_core::{Log, LogError};
+
+use crate::disk::{Durability, FsDisk, open_log};
+use crate::pglog::{PgLog, Target};
+
+/// A log as the host drives it: the guest's `log` import, plus the writer's turn the host
+/// takes around a call and releases after it.
+pub trait HostLog: Log + Send {
+    /// Takes the writer's turn (waiting for other writers' turns to end).
+    fn lock(&mut self) -> Result<(), LogError>;
+    /// Ends the writer's turn, if this log holds it.
+    fn unlock(&mut self);
+    /// Whether this log holds the writer's turn.
+    fn is_locked(&self) -> bool;
+    /// Warnings collected since the last call (torn tails cut off, reconnections).
+    fn take_warnings(&mut self) -> Vec<String>;
+}
+
+impl HostLog for FileLog<FsDisk> {
+    fn lock(&mut self) -> Result<(), LogError> {
+        FileLog::lock(self)
+    }
+
+    fn unlock(&mut self) {
+        FileLog::unlock(self)
+    }
+
+    fn is_locked(&self) -> bool {
+        FileLog::is_locked(self)
+    }
+
+    fn take_warnings(&mut self) -> Vec<String> {
+        FileLog::take_warnings(self)
+    }
+}
+
+impl HostLog for PgLog {
+    fn lock(&mut self) -> Result<(), LogError> {
+        PgLog::lock(self)
+    }
+
+    fn unlock(&mut self) {
+        PgLog::unlock(self)
+    }
+
+    fn is_locked(&self) -> bool {
+        PgLog::is_locked(self)
+    }
+
+    fn take_warnings(&mut self) -> Vec<String> {
+        PgLog::take_warnings(self)
+    }
+}
+
+/// Where a memory is kept.
+#[derive(Clone, Debug)]
+pub enum Location {
+    /// A memory file.
+    File(PathBuf),
+    /// A named memory in a PostgreSQL database.
+    Postgres(Box<Target>),
+}
+
+impl Location {
+    /// The store `--store` (or `$MCP_MEMORY_STORE`) names: a `postgres://` or
+    /// `postgresql://` address, else a file path.
+    pub fn parse(store: &str) -> Result<Location, String> {
+        if store.starts_with("postgres://") || store.starts_with("postgresql://") {
+            return Target::parse(store).map(|t| Location::Postgres(Box::new(t)));
+        }
+        crate::config::user_path(Path::new(store))
+            .map(Location::File)
+            .map_err(|e| format!("{e:#}"))
+    }
+
+    /// The location for messages (a path, or an address without its password).
+    pub fn shown(&self) -> String {
+        match self {
+            Location::File(path) => path.display().to_string(),
+            Location::Postgres(target) => target.shown.clone(),
+        }
+    }
+
+    /// Calls `wake` when another process changes the memory, if this store announces
+    /// changes (a database does; a file's readers catch up at their next request).
+    pub fn watch(&self, wake: Box<dyn Fn() + Send>) {
+        if let Location::Postgres(target) = self {
+            crate::pglog::watch(target, wake);
+        }
+    }
+
+    /// Opens the log (a file is created if missing; a database is connected at replay).
+    pub fn open_log(&self, durability: Durability) -> Result<Box<dyn HostLog>> {
+        Ok(match self {
+            Location::File(path) => Box::new(open_log(path, durability)?),
+            Location::Postgres(target) => Box::new(PgLog::new((**target).clone())),
+        })
+    }
+}
