@@ -18,6 +18,7 @@
 
 mod common;
 
+use common::pg::Cluster;
 use common::{call, initialize};
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -80,18 +81,28 @@ impl Durability {
     }
 }
 
-/// The binary serving `file` with this durability (no memory file from the environment),
-/// keeping no history, so that the dead part of the log is compacted away (and kills land
-/// in compactions).
-fn server(file: &Path, durability: Durability) -> Command {
+/// The binary serving `store` (no memory from the environment), keeping no history, so
+/// that the dead part of the log is compacted away (and kills land in compactions).
+fn server(store: &Store) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcp-memory"));
     cmd.env_remove("MEMORY_FILE_PATH")
-        .env("MCP_MEMORY_HISTORY_DAYS", "0")
-        .arg("-f")
-        .arg(file)
-        .arg("--durability")
-        .arg(durability.arg());
+        .env_remove("MCP_MEMORY_STORE")
+        .env("MCP_MEMORY_HISTORY_DAYS", "0");
+    match store {
+        Store::File(file, durability) => cmd
+            .arg("-f")
+            .arg(file)
+            .args(["--durability", durability.arg()]),
+        Store::Postgres(url) => cmd.args(["--store", url]),
+    };
     cmd
+}
+
+/// Where a round's memory is.
+enum Store {
+    File(PathBuf, Durability),
+    /// The address of a named memory in a database.
+    Postgres(String),
 }
 
 fn spawn(mut cmd: Command) -> Child {
@@ -277,6 +288,10 @@ struct Pending {
 
 struct Run {
     durability: Durability,
+    /// The database the memories are in, if not files (`durability` is then moot).
+    pg: Option<Cluster>,
+    /// Memories used so far in the database: the next one's number.
+    memories: usize,
     rng: Rng,
     dir: tempfile::TempDir,
     file: PathBuf,
@@ -292,12 +307,31 @@ impl Run {
         let file = dir.path().join("memory.mcpmem");
         Run {
             durability,
+            pg: None,
+            memories: 0,
             rng: Rng::new(seed),
             dir,
             file,
             base: Graph::new(),
             pending: None,
             totals: Totals::default(),
+        }
+    }
+
+    /// The store this round's server opens.
+    fn store(&self) -> Store {
+        match &self.pg {
+            Some(pg) => Store::Postgres(pg.url(&format!("kill-{}", self.memories))),
+            None => Store::File(self.file.clone(), self.durability),
+        }
+    }
+
+    /// A name for the run's mode in reports.
+    fn mode(&self) -> &'static str {
+        if self.pg.is_some() {
+            "postgres"
+        } else {
+            self.durability.arg()
         }
     }
 
@@ -382,7 +416,7 @@ impl Run {
 
     /// Kills a server somewhere in its start-up (replay, lock breaking, tail cutting).
     fn kill_during_startup(&mut self) {
-        let mut child = spawn(server(&self.file, self.durability));
+        let mut child = spawn(server(&self.store()));
         thread::sleep(Duration::from_micros(self.rng.below(20_000)));
         let _ = child.kill();
         let status = child.wait().unwrap();
@@ -403,7 +437,7 @@ impl Run {
         let left = leftovers(&self.file);
         let inode = inode(&self.file);
         let started = Instant::now();
-        let mut child = spawn(server(&self.file, self.durability));
+        let mut child = spawn(server(&self.store()));
         let stderr = drain(child.stderr.take().unwrap());
         let mut stdin = child.stdin.take().unwrap();
         let mut stdout = BufReader::new(child.stdout.take().unwrap());
@@ -487,7 +521,7 @@ impl Run {
     fn check_by_export(&mut self, what: &str) {
         let left = leftovers(&self.file);
         let started = Instant::now();
-        let out = server(&self.file, self.durability)
+        let out = server(&self.store())
             .args(["export", "--format", "jsonl"])
             .stdin(Stdio::null())
             .output()
@@ -528,6 +562,7 @@ impl Run {
         self.count_litter();
         self.dir = tempfile::tempdir().unwrap();
         self.file = self.dir.path().join("memory.mcpmem");
+        self.memories += 1;
         self.base.clear();
     }
 }
@@ -581,8 +616,12 @@ fn acknowledgements(
 
 /// Runs `rounds` kill rounds, checking after each, and returns the totals.
 fn kill_rounds(durability: Durability, rounds: usize, seed: u64) -> Totals {
+    rounds_of(Run::new(durability, seed), rounds, seed)
+}
+
+/// Runs `rounds` kill rounds of `run`, checking after each, and returns the totals.
+fn rounds_of(mut run: Run, rounds: usize, seed: u64) -> Totals {
     let started = Instant::now();
-    let mut run = Run::new(durability, seed);
     for round in 0..rounds {
         if round > 0 && round % ROUNDS_PER_FILE == 0 {
             run.check_by_export(&format!("round {round}: before a new file"));
@@ -601,7 +640,7 @@ fn kill_rounds(durability: Durability, rounds: usize, seed: u64) -> Totals {
          {} acknowledged, {} present after reopen, {} acknowledged but lost; \
          {} stale locks broken, {} empty locks left (removed), {} torn tails cut; {} starts waited seconds for a lock; {} rounds compacted the file, \
          {} files left beside it; {:.1} s",
-        durability.arg(),
+        run.mode(),
         run.totals.rounds,
         run.totals.startup_kills,
         run.totals.sent,
@@ -639,6 +678,18 @@ fn sigkill_with_sync_durability_loses_no_acknowledged_write_and_keeps_a_prefix()
 #[test]
 fn sigkill_with_background_durability_keeps_a_prefix_and_every_acknowledged_write() {
     let totals = kill_rounds(Durability::Background, 6, 0x5eed_0002);
+    assert_eq!(totals.lost, 0);
+    assert!(totals.acknowledged > 0, "the rounds wrote nothing");
+}
+
+/// The same rounds on a memory in PostgreSQL: a killed server's transaction aborts (no half
+/// change), and every write it acknowledged was committed.
+#[test]
+fn sigkill_on_the_postgres_store_loses_no_acknowledged_write_and_keeps_a_prefix() {
+    let Some(pg) = Cluster::start() else { return };
+    let mut run = Run::new(Durability::Sync, 0x5eed_0003);
+    run.pg = Some(pg);
+    let totals = rounds_of(run, 6, 0x5eed_0003);
     assert_eq!(totals.lost, 0);
     assert!(totals.acknowledged > 0, "the rounds wrote nothing");
 }

@@ -5,59 +5,22 @@
 
 mod common;
 
+use common::net::{self, Line, Server};
 use common::{call, initialize};
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::{Arc, Barrier};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-/// A server on a free loopback port; killed when dropped.
-struct Server {
-    child: Child,
-    /// `host:port` it listens on.
-    addr: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// Starts the binary on `file` with these arguments and waits for its start-up line.
 fn start(file: &Path, args: &[&str]) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-memory"))
-        .env_remove("MEMORY_FILE_PATH")
-        .env_remove("MCP_MEMORY_AUTH_TOKEN")
-        .env("MCP_MEMORY_PROFILE", "all")
-        .arg("-f")
-        .arg(file)
-        .args(["--bind", "127.0.0.1:0"])
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary starts");
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
-    let addr = line
-        .split("://")
-        .nth(1)
-        .unwrap_or_else(|| panic!("no address in the start-up line {line:?}"))
-        .trim()
-        .trim_end_matches("/mcp")
-        .to_string();
-    // Keep draining stderr so the server never blocks on it.
-    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
-    Server { child, addr }
+    let store = ["-f".as_ref(), file.as_os_str()];
+    net::start(&store, args)
 }
 
 fn create(id: u64, name: &str) -> Value {
@@ -66,55 +29,6 @@ fn create(id: u64, name: &str) -> Value {
         "create_entities",
         json!({"entities": [{"name": name, "entityType": "t", "observations": []}]}),
     )
-}
-
-/// A TCP client: one line per message.
-struct Line {
-    reader: BufReader<TcpStream>,
-    writer: TcpStream,
-}
-
-impl Line {
-    fn connect(addr: &str) -> Line {
-        let stream = TcpStream::connect(addr).expect("connects");
-        stream
-            .set_read_timeout(Some(Duration::from_secs(60)))
-            .unwrap();
-        Line {
-            reader: BufReader::new(stream.try_clone().unwrap()),
-            writer: stream,
-        }
-    }
-
-    fn send_raw(&mut self, line: &str) {
-        self.writer
-            .write_all(format!("{line}\n").as_bytes())
-            .unwrap();
-    }
-
-    fn send(&mut self, message: &Value) {
-        self.send_raw(&message.to_string());
-    }
-
-    /// The next message, or `None` once the server closed the connection.
-    fn next(&mut self) -> Option<Value> {
-        let mut line = String::new();
-        match self.reader.read_line(&mut line) {
-            Ok(0) | Err(_) => None,
-            Ok(_) => Some(serde_json::from_str(&line).expect("a JSON line")),
-        }
-    }
-
-    /// Sends a request and returns its reply (skipping notifications).
-    fn request(&mut self, message: &Value) -> Value {
-        self.send(message);
-        loop {
-            let m = self.next().expect("a reply before the connection closes");
-            if m.get("id") == message.get("id") {
-                return m;
-            }
-        }
-    }
 }
 
 fn entity_count(line: &mut Line) -> usize {

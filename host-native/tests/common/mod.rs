@@ -2,6 +2,9 @@
 
 #![allow(dead_code)]
 
+pub mod net;
+pub mod pg;
+
 use serde_json::{Value, json};
 
 /// An `initialize` request.
