@@ -36,10 +36,13 @@ struct Cli {
     #[arg(short = 'f', long = "memory-file", value_name = "PATH", global = true)]
     memory_file: Option<PathBuf>,
 
-    /// Where the memory is kept instead of a file: `postgres://user@host/db?memory=NAME`
-    /// (a named memory in a PostgreSQL database, shared by every server pointed at it;
-    /// NAME defaults to `default`), or a file path [env: MCP_MEMORY_STORE, which
-    /// -f/--memory-file overrides].
+    /// Keep the memory in PostgreSQL: postgres://USER@HOST/DB?memory=NAME [env:
+    /// MCP_MEMORY_STORE]
+    ///
+    /// A named memory in a PostgreSQL database (NAME defaults to `default`), shared by every
+    /// server pointed at it, on any machine (docs/scaling.md). A value that is not a
+    /// postgres:// address is a memory file's path. -f/--memory-file overrides
+    /// $MCP_MEMORY_STORE.
     #[arg(
         long,
         value_name = "URL",
