@@ -341,7 +341,7 @@ fn main() -> Result<()> {
                         "mcp-memory {}: serving {shown} on stdio",
                         env!("CARGO_PKG_VERSION"),
                     );
-                    return stdio::serve(service);
+                    return stdio::serve(service, &location);
                 }
                 Transport::Tcp => Network::Tcp,
                 Transport::Http => Network::Http,

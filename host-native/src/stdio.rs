@@ -6,6 +6,7 @@ use anyhow::Result;
 
 use crate::engine::Replies;
 use crate::service::Service;
+use crate::store::Location;
 
 /// How long a lock a write took is kept for the client's next message: a burst of writes
 /// takes it once.
@@ -15,8 +16,9 @@ const LINGER_MS: i32 = 2;
 const LONG_REPLY: usize = 64 << 10;
 
 /// Serves MCP on stdin/stdout (session 0) until stdin closes or the client stops reading,
-/// then closes the memory.
-pub fn serve(mut service: Service) -> Result<()> {
+/// then closes the memory. While it waits for input, changes `location` announces (another
+/// server's, through a database) are caught up with, and a subscribed client hears of them.
+pub fn serve(mut service: Service, location: &Location) -> Result<()> {
     widen_pipe(&io::stdout());
     let mut stdin = io::BufReader::with_capacity(1 << 16, io::stdin().lock());
     let mut stdout = io::BufWriter::new(io::stdout().lock());
@@ -24,10 +26,22 @@ pub fn serve(mut service: Service) -> Result<()> {
     if can_wait_for_input() {
         service.linger();
     }
+    let wake = Wake::new()?;
+    let signal = wake.signal();
+    location.watch(Box::new(move || signal.raise()));
     loop {
         line.clear();
         if service.holds_lock() && !line_within(&mut stdin, LINGER_MS)? {
             service.release();
+        }
+        while stdin.buffer().is_empty() && wake.woken_before_input() {
+            service.poll()?;
+            let notices = service.take_notices().into_iter().map(|(_, notice)| notice);
+            let replies = Replies {
+                messages: notices.collect(),
+                continued: false,
+            };
+            send(&mut stdout, &mut service, replies)?;
         }
         if stdin.read_until(b'\n', &mut line)? == 0 {
             break;
@@ -126,3 +140,74 @@ fn widen_pipe(stdout: &impl std::os::fd::AsRawFd) {
 
 #[cfg(not(target_os = "linux"))]
 fn widen_pipe(_stdout: &io::Stdout) {}
+
+/// A pipe another thread writes a byte to, to wake the loop waiting for stdin.
+struct Wake {
+    read: std::os::fd::OwnedFd,
+    write: std::sync::Arc<std::os::fd::OwnedFd>,
+}
+
+/// The writing end of a [`Wake`].
+struct Signal(std::sync::Arc<std::os::fd::OwnedFd>);
+
+impl Wake {
+    fn new() -> io::Result<Wake> {
+        use std::os::fd::FromRawFd;
+        let mut fds = [0; 2];
+        // SAFETY: pipe2 writes two descriptors into the array on success.
+        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: both descriptors are new and owned by nothing else.
+        let (read, write) = unsafe {
+            (
+                std::os::fd::OwnedFd::from_raw_fd(fds[0]),
+                std::os::fd::OwnedFd::from_raw_fd(fds[1]),
+            )
+        };
+        Ok(Wake {
+            read,
+            write: std::sync::Arc::new(write),
+        })
+    }
+
+    fn signal(&self) -> Signal {
+        Signal(std::sync::Arc::clone(&self.write))
+    }
+
+    /// Waits for stdin to have input (or its end): `false`; or for a signal first: `true`,
+    /// the signals so far consumed.
+    fn woken_before_input(&self) -> bool {
+        use std::os::fd::AsRawFd;
+        let mut fds = [
+            libc::pollfd {
+                fd: libc::STDIN_FILENO,
+                events: libc::POLLIN,
+                revents: 0,
+            },
+            libc::pollfd {
+                fd: self.read.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            },
+        ];
+        // SAFETY: two valid pollfds, for the length of the call.
+        let ready = unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) };
+        if ready <= 0 || fds[0].revents != 0 || fds[1].revents == 0 {
+            return false;
+        }
+        let mut drained = [0u8; 64];
+        // SAFETY: reads into a buffer of its length; the descriptor is non-blocking.
+        while unsafe { libc::read(self.read.as_raw_fd(), drained.as_mut_ptr().cast(), 64) } > 0 {}
+        true
+    }
+}
+
+impl Signal {
+    /// Wakes the loop (a full pipe already will).
+    fn raise(&self) {
+        use std::os::fd::AsRawFd;
+        // SAFETY: writes one byte from a valid buffer; the descriptor is non-blocking.
+        let _ = unsafe { libc::write(self.0.as_raw_fd(), b"!".as_ptr().cast(), 1) };
+    }
+}

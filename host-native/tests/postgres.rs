@@ -13,7 +13,8 @@ use common::{call, initialize, request};
 
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -23,7 +24,8 @@ use serde_json::{Value, json};
 struct Served {
     child: Child,
     stdin: Option<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
+    /// The messages on stdout, read by a thread of their own.
+    stdout: mpsc::Receiver<Value>,
     next_id: u64,
 }
 
@@ -39,9 +41,16 @@ impl Served {
             .stderr(Stdio::null())
             .spawn()
             .expect("the binary starts");
+        let (messages, stdout) = mpsc::channel();
+        let lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        thread::spawn(move || {
+            for line in lines.map_while(Result::ok) {
+                let _ = messages.send(serde_json::from_str(&line).unwrap());
+            }
+        });
         let mut served = Served {
             stdin: child.stdin.take(),
-            stdout: BufReader::new(child.stdout.take().unwrap()),
+            stdout,
             child,
             next_id: 1,
         };
@@ -55,16 +64,16 @@ impl Served {
         stdin.write_all(format!("{message}\n").as_bytes()).unwrap();
         stdin.flush().unwrap();
         loop {
-            let mut line = String::new();
-            assert!(
-                self.stdout.read_line(&mut line).unwrap() > 0,
-                "stdout closed"
-            );
-            let reply: Value = serde_json::from_str(&line).unwrap();
+            let reply = self.next().expect("a reply");
             if reply.get("id") == message.get("id") {
                 return reply;
             }
         }
+    }
+
+    /// The next message, if one comes within 10 seconds.
+    fn next(&mut self) -> Option<Value> {
+        self.stdout.recv_timeout(Duration::from_secs(10)).ok()
     }
 
     /// Calls a tool; its result (an error result has `isError`).
@@ -150,25 +159,32 @@ fn four_servers_writing_at_once_lose_nothing_and_each_sees_every_write() {
 }
 
 #[test]
-fn a_subscriber_on_one_server_hears_a_change_made_through_another() {
+fn subscribers_on_other_servers_hear_a_change_made_through_one() {
     let Some(pg) = Cluster::start() else { return };
     let url = pg.url("shared");
-    let listener = net::start(&["--store".as_ref(), url.as_ref()], &["--transport", "tcp"]);
-    let mut line = Line::connect(&listener.addr);
-    assert!(line.request(&initialize(1)).get("result").is_some());
     let subscribe = request(
         2,
         "resources/subscribe",
         json!({"uri": "memory://knowledge-graph"}),
     );
+    let on_tcp = net::start(&["--store".as_ref(), url.as_ref()], &["--transport", "tcp"]);
+    let mut line = Line::connect(&on_tcp.addr);
+    assert!(line.request(&initialize(1)).get("result").is_some());
     assert_eq!(line.request(&subscribe)["result"], json!({}));
+    let mut on_stdio = Served::start(&url);
+    assert_eq!(on_stdio.request(subscribe)["result"], json!({}));
 
-    let mut other = Served::start(&url);
+    let mut writer = Served::start(&url);
     let started = Instant::now();
-    let created = other.call("create_entities", json!({"entities": [entity("X", &[])]}));
+    let created = writer.call("create_entities", json!({"entities": [entity("X", &[])]}));
     assert!(ok(&created), "{created}");
-    // Nothing is sent on the subscriber's connection: the notification comes by itself.
-    let heard = line.next().expect("a notification");
+    // Nothing is sent to the subscribers: the notifications come by themselves.
+    let heard = line.next().expect("a notification over tcp");
+    assert_eq!(
+        heard["method"], "notifications/resources/updated",
+        "{heard}"
+    );
+    let heard = on_stdio.next().expect("a notification on stdio");
     assert_eq!(
         heard["method"], "notifications/resources/updated",
         "{heard}"
@@ -182,6 +198,7 @@ fn a_subscriber_on_one_server_hears_a_change_made_through_another() {
         graph["result"]["structuredContent"]["entities"][0]["name"],
         "X"
     );
+    assert_eq!(on_stdio.graph()["entities"][0]["name"], "X");
 }
 
 #[test]
