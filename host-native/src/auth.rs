@@ -35,7 +35,8 @@ impl Token {
         Ok(env.as_deref().and_then(Token::new))
     }
 
-    fn new(token: &str) -> Option<Token> {
+    /// A token, unless `token` is empty.
+    pub fn new(token: &str) -> Option<Token> {
         (!token.is_empty()).then(|| Token(token.to_string()))
     }
 
@@ -54,6 +55,32 @@ impl Token {
             _ => false,
         }
     }
+}
+
+/// The named memories a file lists with their tokens: one `NAME TOKEN` per line (blank
+/// lines and `#` comments skipped); each name is a valid memory name, listed once.
+pub fn memory_tokens(path: &Path) -> Result<Vec<(String, Token)>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the memories file {}", path.display()))?;
+    let mut memories: Vec<(String, Token)> = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let at = || format!("{} line {}", path.display(), n + 1);
+        let mut fields = line.split_whitespace();
+        let (Some(name), Some(token), None) = (fields.next(), fields.next(), fields.next()) else {
+            bail!("{}: expected `NAME TOKEN`", at());
+        };
+        crate::pglog::check_name(name).map_err(|e| anyhow::anyhow!("{}: {e}", at()))?;
+        if memories.iter().any(|(n, _)| n == name) {
+            bail!("{}: the memory {name} is listed twice", at());
+        }
+        let token = Token::new(token).context("a token is not empty")?;
+        memories.push((name.to_string(), token));
+    }
+    Ok(memories)
 }
 
 /// Refuses to listen where other machines can connect without a token, unless the user

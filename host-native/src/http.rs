@@ -1,4 +1,5 @@
-//! MCP Streamable HTTP on `/mcp`, in both protocol eras.
+//! MCP Streamable HTTP on `/mcp` (and named memories on `/mcp/<name>`, each with its own
+//! token), in both protocol eras.
 //!
 //! Handshake era (2025-11-25 and before): POST carries one JSON-RPC message (the answer is
 //! JSON, or an SSE stream when notifications precede the reply), GET opens the session's
@@ -24,7 +25,7 @@ use anyhow::Result;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{DefaultBodyLimit, State};
+use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -49,9 +50,9 @@ const VERSION_HEADER: &str = "mcp-protocol-version";
 const METHOD_HEADER: &str = "mcp-method";
 const NAME_HEADER: &str = "mcp-name";
 
-/// Who may call, and what the endpoint must check.
+/// Who may call, and what the endpoints must check.
 pub struct Policy {
-    /// The bearer token, if one is required.
+    /// The bearer token `/mcp` requires, if any.
     pub token: Option<Token>,
     /// Origins (`scheme://host[:port]`) whose pages may call; requests without an Origin
     /// header (non-browser clients) are always allowed.
@@ -61,18 +62,40 @@ pub struct Policy {
 }
 
 struct Session {
+    /// The memory's endpoint (its name; `""` for `/mcp`).
+    memory: String,
     number: u32,
     streaming: bool,
     used: Instant,
 }
 
 struct App {
-    hub: Hub,
     policy: Policy,
+    /// The memories served: `""` at `/mcp`, the named ones at `/mcp/<name>`.
+    endpoints: HashMap<String, Arc<Endpoint>>,
     sessions: Mutex<HashMap<String, Session>>,
+}
+
+/// One memory's endpoint.
+struct Endpoint {
+    /// `""` for `/mcp`, else the memory's name (`/mcp/<name>`).
+    name: String,
+    hub: Hub,
+    /// The bearer token it requires, if any.
+    token: Option<Token>,
     /// The session number modern requests are handled in (they have no session; provenance
     /// names this one).
     stateless: u32,
+}
+
+/// A named memory served at `/mcp/<name>`, with its own token.
+pub struct Named {
+    /// The memory's name.
+    pub name: String,
+    /// Its memory's thread.
+    pub hub: Hub,
+    /// The bearer token its clients present.
+    pub token: Token,
 }
 
 impl App {
@@ -81,17 +104,36 @@ impl App {
     }
 }
 
-/// Serves `/mcp` until the process ends.
-pub async fn serve(listener: TcpListener, hub: Hub, policy: Policy) -> Result<()> {
-    let stateless = hub.new_session();
+/// Serves `/mcp` (and each of `named` at `/mcp/<name>`) until the process ends.
+pub async fn serve(
+    listener: TcpListener,
+    hub: Hub,
+    mut policy: Policy,
+    named: Vec<Named>,
+) -> Result<()> {
+    let mut endpoints = HashMap::new();
+    let mut add = |name: String, hub: Hub, token: Option<Token>| {
+        let stateless = hub.new_session();
+        let endpoint = Endpoint {
+            name: name.clone(),
+            hub,
+            token,
+            stateless,
+        };
+        endpoints.insert(name, Arc::new(endpoint));
+    };
+    add(String::new(), hub, policy.token.take());
+    for memory in named {
+        add(memory.name, memory.hub, Some(memory.token));
+    }
     let app = Arc::new(App {
-        hub,
         policy,
+        endpoints,
         sessions: Mutex::new(HashMap::new()),
-        stateless,
     });
     let router = Router::new()
-        .route(PATH, any(endpoint))
+        .route(PATH, any(default_endpoint))
+        .route(&format!("{PATH}/{{name}}"), any(named_endpoint))
         .route("/", routing::get(browser))
         .layer(DefaultBodyLimit::max(MAX_MESSAGE_BYTES))
         .with_state(app);
@@ -202,10 +244,9 @@ fn admit_origin(policy: &Policy, headers: &HeaderMap) -> Result<(), Refusal> {
 }
 
 /// The checks every method passes first; `Err` is the refusal to send.
-fn admit(app: &App, headers: &HeaderMap) -> Result<(), Refusal> {
-    let policy = &app.policy;
-    admit_origin(policy, headers)?;
-    if let Some(token) = &policy.token {
+fn admit(app: &App, ep: &Endpoint, headers: &HeaderMap) -> Result<(), Refusal> {
+    admit_origin(&app.policy, headers)?;
+    if let Some(token) = &ep.token {
         let ok = text(headers, header::AUTHORIZATION).is_some_and(|h| token.authorizes(h));
         if !ok {
             return Err(refuse(
@@ -233,13 +274,49 @@ fn admit(app: &App, headers: &HeaderMap) -> Result<(), Refusal> {
     Ok(())
 }
 
-async fn endpoint(
+/// `/mcp`: the memory the server was started on.
+async fn default_endpoint(
     State(app): State<Arc<App>>,
     method: Method,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    if let Err(refused) = admit(&app, &headers) {
+    let ep = Arc::clone(&app.endpoints[""]);
+    endpoint(app, ep, method, headers, body).await
+}
+
+/// `/mcp/<name>`: a named memory (404 for a name not served).
+async fn named_endpoint(
+    State(app): State<Arc<App>>,
+    Path(name): Path<String>,
+    method: Method,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let Some(ep) = app
+        .endpoints
+        .get(&name)
+        .filter(|_| !name.is_empty())
+        .cloned()
+    else {
+        return refuse(
+            StatusCode::NOT_FOUND,
+            -32000,
+            "Not Found: no memory of this name is served here",
+        )
+        .into_response();
+    };
+    endpoint(app, ep, method, headers, body).await
+}
+
+async fn endpoint(
+    app: Arc<App>,
+    ep: Arc<Endpoint>,
+    method: Method,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    if let Err(refused) = admit(&app, &ep, &headers) {
         return refused.into_response();
     }
     let body = match body {
@@ -254,15 +331,15 @@ async fn endpoint(
     // The modern era has no GET stream and no sessions to delete.
     let modern = text(&headers, VERSION_HEADER).is_some_and(|v| MODERN_VERSIONS.contains(&v));
     match method {
-        Method::POST => post(&app, &headers, body).await,
+        Method::POST => post(&app, &ep, &headers, body).await,
         Method::GET | Method::DELETE if modern => refuse(
             StatusCode::METHOD_NOT_ALLOWED,
             -32000,
             "Method Not Allowed: MCP 2026-07-28 requests are POSTs",
         )
         .into_response(),
-        Method::GET => get(&app, &headers),
-        Method::DELETE => delete(&app, &headers),
+        Method::GET => get(&app, &ep, &headers),
+        Method::DELETE => delete(&app, &ep, &headers),
         _ => refuse(StatusCode::METHOD_NOT_ALLOWED, -32000, "Method Not Allowed").into_response(),
     }
 }
@@ -276,8 +353,8 @@ fn accepts(headers: &HeaderMap, kind: &str) -> bool {
     })
 }
 
-/// The session a request names: its number, or the refusal.
-fn session_of(app: &App, headers: &HeaderMap) -> Result<(String, u32), Refusal> {
+/// The session a request names (one of this endpoint's): its number, or the refusal.
+fn session_of(app: &App, ep: &Endpoint, headers: &HeaderMap) -> Result<(String, u32), Refusal> {
     let Some(id) = text(headers, SESSION_HEADER) else {
         return Err(refuse(
             StatusCode::BAD_REQUEST,
@@ -286,7 +363,7 @@ fn session_of(app: &App, headers: &HeaderMap) -> Result<(String, u32), Refusal> 
         ));
     };
     let mut sessions = app.sessions();
-    match sessions.get_mut(id) {
+    match sessions.get_mut(id).filter(|s| s.memory == ep.name) {
         Some(session) => {
             session.used = Instant::now();
             Ok((id.to_string(), session.number))
@@ -304,9 +381,9 @@ fn new_session_id() -> Result<String> {
 }
 
 /// Registers a session, ending the least recently used one if there are too many.
-fn open_session(app: &App) -> Result<(String, u32)> {
+fn open_session(app: &App, ep: &Endpoint) -> Result<(String, u32)> {
     let id = new_session_id()?;
-    let number = app.hub.new_session();
+    let number = ep.hub.new_session();
     let mut sessions = app.sessions();
     if sessions.len() >= MAX_SESSIONS
         && let Some(oldest) = sessions
@@ -314,12 +391,14 @@ fn open_session(app: &App) -> Result<(String, u32)> {
             .min_by_key(|(_, s)| s.used)
             .map(|(k, _)| k.clone())
         && let Some(gone) = sessions.remove(&oldest)
+        && let Some(owner) = app.endpoints.get(&gone.memory)
     {
-        app.hub.end(gone.number);
+        owner.hub.end(gone.number);
     }
     sessions.insert(
         id.clone(),
         Session {
+            memory: ep.name.clone(),
             number,
             streaming: false,
             used: Instant::now(),
@@ -328,7 +407,7 @@ fn open_session(app: &App) -> Result<(String, u32)> {
     Ok((id, number))
 }
 
-async fn post(app: &Arc<App>, headers: &HeaderMap, body: Bytes) -> Response {
+async fn post(app: &Arc<App>, ep: &Arc<Endpoint>, headers: &HeaderMap, body: Bytes) -> Response {
     if !text(headers, header::CONTENT_TYPE).is_some_and(|c| {
         c.split(';')
             .next()
@@ -358,7 +437,7 @@ async fn post(app: &Arc<App>, headers: &HeaderMap, body: Bytes) -> Response {
         return json_response(StatusCode::BAD_REQUEST, refusal);
     }
     if let Kind::Request { modern: true, .. } = kind {
-        return modern(app, headers, message.into_owned()).await;
+        return modern(ep, headers, message.into_owned()).await;
     }
     let initialize = matches!(
         kind,
@@ -368,7 +447,7 @@ async fn post(app: &Arc<App>, headers: &HeaderMap, body: Bytes) -> Response {
         }
     );
     let (id, number) = if initialize {
-        match open_session(app) {
+        match open_session(app, ep) {
             Ok(opened) => opened,
             Err(e) => {
                 return refuse(StatusCode::INTERNAL_SERVER_ERROR, -32603, format!("{e:#}"))
@@ -376,12 +455,12 @@ async fn post(app: &Arc<App>, headers: &HeaderMap, body: Bytes) -> Response {
             }
         }
     } else {
-        match session_of(app, headers) {
+        match session_of(app, ep, headers) {
             Ok(session) => session,
             Err(refused) => return refused.into_response(),
         }
     };
-    let mut replies = app.hub.handle(number, message.into_owned()).await;
+    let mut replies = ep.hub.handle(number, message.into_owned()).await;
     let mut response = if replies.is_empty() {
         StatusCode::ACCEPTED.into_response()
     } else if replies.len() > 1 && accepts(headers, "text/event-stream") {
@@ -424,7 +503,7 @@ fn modern_status(reply: &str) -> StatusCode {
 }
 
 /// Answers a modern request: its headers checked against its body, no session.
-async fn modern(app: &Arc<App>, headers: &HeaderMap, message: String) -> Response {
+async fn modern(ep: &Arc<Endpoint>, headers: &HeaderMap, message: String) -> Response {
     let name = text(headers, NAME_HEADER).map(decoded_name);
     let routing = Headers {
         version: text(headers, VERSION_HEADER),
@@ -435,28 +514,28 @@ async fn modern(app: &Arc<App>, headers: &HeaderMap, message: String) -> Respons
         return json_response(StatusCode::BAD_REQUEST, refusal);
     }
     if routing.method == Some("subscriptions/listen") {
-        return listen(app, headers, message).await;
+        return listen(ep, headers, message).await;
     }
-    let mut replies = app.hub.handle(app.stateless, message).await;
+    let mut replies = ep.hub.handle(ep.stateless, message).await;
     let reply = replies.pop().unwrap_or_default();
     json_response(modern_status(&reply), reply)
 }
 
 /// Ends a `subscriptions/listen` stream's session when the client closes the stream.
 struct ListenGuard {
-    app: Arc<App>,
+    hub: Hub,
     number: u32,
 }
 
 impl Drop for ListenGuard {
     fn drop(&mut self) {
-        self.app.hub.end(self.number);
+        self.hub.end(self.number);
     }
 }
 
 /// Answers `subscriptions/listen` with an SSE stream in a session of its own: the
 /// acknowledgement, then each notification, until the client closes it.
-async fn listen(app: &Arc<App>, headers: &HeaderMap, message: String) -> Response {
+async fn listen(ep: &Endpoint, headers: &HeaderMap, message: String) -> Response {
     if !accepts(headers, "text/event-stream") {
         return refuse(
             StatusCode::NOT_ACCEPTABLE,
@@ -465,14 +544,14 @@ async fn listen(app: &Arc<App>, headers: &HeaderMap, message: String) -> Respons
         )
         .into_response();
     }
-    let number = app.hub.new_session();
+    let number = ep.hub.new_session();
     let guard = ListenGuard {
-        app: Arc::clone(app),
+        hub: ep.hub.clone(),
         number,
     };
     let (outbox, queue) = mpsc::channel(OUTBOX_MESSAGES);
-    app.hub.attach(number, outbox);
-    let replies = app.hub.handle(number, message).await;
+    ep.hub.attach(number, outbox);
+    let replies = ep.hub.handle(number, message).await;
     // A refused listen is a reply, not an acknowledgement: answered as JSON.
     if let [reply] = replies.as_slice()
         && mcp::error_code(reply).is_some()
@@ -503,20 +582,21 @@ fn notification_stream<G: Send + Sync + 'static>(
 /// Marks a session's notification stream closed when the client drops it.
 struct StreamGuard {
     app: Arc<App>,
+    hub: Hub,
     id: String,
     number: u32,
 }
 
 impl Drop for StreamGuard {
     fn drop(&mut self) {
-        self.app.hub.detach(self.number);
+        self.hub.detach(self.number);
         if let Some(session) = self.app.sessions().get_mut(&self.id) {
             session.streaming = false;
         }
     }
 }
 
-fn get(app: &Arc<App>, headers: &HeaderMap) -> Response {
+fn get(app: &Arc<App>, ep: &Endpoint, headers: &HeaderMap) -> Response {
     if !accepts(headers, "text/event-stream") {
         return refuse(
             StatusCode::NOT_ACCEPTABLE,
@@ -525,7 +605,7 @@ fn get(app: &Arc<App>, headers: &HeaderMap) -> Response {
         )
         .into_response();
     }
-    let (id, number) = match session_of(app, headers) {
+    let (id, number) = match session_of(app, ep, headers) {
         Ok(session) => session,
         Err(refused) => return refused.into_response(),
     };
@@ -545,22 +625,23 @@ fn get(app: &Arc<App>, headers: &HeaderMap) -> Response {
         session.streaming = true;
     }
     let (outbox, queue) = mpsc::channel(OUTBOX_MESSAGES);
-    app.hub.attach(number, outbox);
+    ep.hub.attach(number, outbox);
     let guard = StreamGuard {
         app: Arc::clone(app),
+        hub: ep.hub.clone(),
         id,
         number,
     };
     notification_stream(Vec::new(), queue, guard)
 }
 
-fn delete(app: &App, headers: &HeaderMap) -> Response {
-    let (id, number) = match session_of(app, headers) {
+fn delete(app: &App, ep: &Endpoint, headers: &HeaderMap) -> Response {
+    let (id, number) = match session_of(app, ep, headers) {
         Ok(session) => session,
         Err(refused) => return refused.into_response(),
     };
     app.sessions().remove(&id);
-    app.hub.end(number);
+    ep.hub.end(number);
     StatusCode::OK.into_response()
 }
 

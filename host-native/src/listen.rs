@@ -31,6 +31,20 @@ pub struct Listen {
     pub allow_unauthenticated: bool,
     /// Origins whose pages may call the http transport.
     pub allowed_origins: Vec<String>,
+    /// Named memories the http transport serves besides (`/mcp/<name>`), each with its token.
+    pub named: Vec<NamedMemory>,
+}
+
+/// A named memory to serve at `/mcp/<name>`.
+pub struct NamedMemory {
+    /// Its name.
+    pub name: String,
+    /// Where it is.
+    pub location: Location,
+    /// It, opened.
+    pub service: Service,
+    /// The token its clients present.
+    pub token: Token,
 }
 
 /// Serves `service` (the memory at `location`) on the network until SIGINT or SIGTERM,
@@ -50,9 +64,32 @@ pub fn serve(
         .enable_all()
         .build()
         .context("cannot start the network runtime")?;
+    if network == Network::Tcp && !listen.named.is_empty() {
+        anyhow::bail!("named memories (--memories) are served over http only");
+    }
     let (hub, engine) = hub::start(service);
     let waker = hub.clone();
     location.watch(Box::new(move || waker.poll()));
+    let mut engines = vec![engine];
+    let mut named = Vec::new();
+    let mut announced = Vec::new();
+    for memory in listen.named {
+        let (hub, engine) = hub::start(memory.service);
+        let waker = hub.clone();
+        memory.location.watch(Box::new(move || waker.poll()));
+        engines.push(engine);
+        announced.push(format!(
+            "mcp-memory: serving {} at {}/{}",
+            memory.location.shown(),
+            http::PATH,
+            memory.name
+        ));
+        named.push(http::Named {
+            name: memory.name,
+            hub,
+            token: memory.token,
+        });
+    }
     let memory = location.shown();
     let served = runtime.block_on(async move {
         let listener = TcpListener::bind(listen.addr)
@@ -67,6 +104,9 @@ pub fn serve(
             "mcp-memory {}: serving {memory} on {url}",
             env!("CARGO_PKG_VERSION")
         );
+        for line in announced {
+            eprintln!("{line}");
+        }
         let serving = async {
             match network {
                 Network::Tcp => tcp::serve(listener, hub, listen.token.map(Arc::new)).await,
@@ -76,7 +116,7 @@ pub fn serve(
                         allowed_origins: listen.allowed_origins,
                         loopback: bound.ip().is_loopback(),
                     };
-                    http::serve(listener, hub, policy).await
+                    http::serve(listener, hub, policy, named).await
                 }
             }
         };
@@ -86,7 +126,9 @@ pub fn serve(
         }
     });
     runtime.shutdown_background();
-    engine.stop();
+    for engine in engines {
+        engine.stop();
+    }
     served
 }
 

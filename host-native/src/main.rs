@@ -14,7 +14,7 @@ use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use mcp_memory::auth::{TOKEN_ENV, Token};
 use mcp_memory::disk::Durability;
 use mcp_memory::engine::{CallError, DEFAULT_PROFILE, Options, Server};
-use mcp_memory::listen::{self, Listen, Network};
+use mcp_memory::listen::{self, Listen, NamedMemory, Network};
 use mcp_memory::seeddb;
 use mcp_memory::service::Service;
 use mcp_memory::store::Location;
@@ -109,6 +109,11 @@ struct Cli {
     /// and change the memory).
     #[arg(long)]
     allow_unauthenticated: bool,
+
+    /// Serve named memories of the --store database too, at /mcp/NAME over http: FILE lists
+    /// `NAME TOKEN` per line (each memory's bearer token).
+    #[arg(long, value_name = "FILE")]
+    memories: Option<PathBuf>,
 
     /// An Origin (`scheme://host[:port]`) whose web pages may call the http transport;
     /// repeatable. Requests with any other Origin get 403.
@@ -283,6 +288,16 @@ fn profile_names() -> clap::builder::PossibleValuesParser {
         .into()
 }
 
+/// The memory at `location`, opened to be served (reopened from its log after a trap).
+fn serve_memory(location: &Location, durability: Durability, options: &Options) -> Result<Service> {
+    let server = open(location, durability, options)?;
+    let (location, options) = (location.clone(), options.clone());
+    Ok(Service::new(
+        server,
+        Box::new(move || open(&location, durability, &options)),
+    ))
+}
+
 /// The environment variable naming the store (as `--store`).
 const STORE_VAR: &str = "MCP_MEMORY_STORE";
 
@@ -328,13 +343,7 @@ fn main() -> Result<()> {
     };
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => {
-            let server = open(&location, durability, &options)?;
-            let reopen_location = location.clone();
-            let reopen_options = options.clone();
-            let service = Service::new(
-                server,
-                Box::new(move || open(&reopen_location, durability, &reopen_options)),
-            );
+            let service = serve_memory(&location, durability, &options)?;
             let network = match cli.transport {
                 Transport::Stdio => {
                     eprintln!(
@@ -346,7 +355,23 @@ fn main() -> Result<()> {
                 Transport::Tcp => Network::Tcp,
                 Transport::Http => Network::Http,
             };
+            let mut named = Vec::new();
+            for (name, token) in match &cli.memories {
+                Some(file) => mcp_memory::auth::memory_tokens(file)?,
+                None => Vec::new(),
+            } {
+                let location =
+                    (location.named(&name)).map_err(|e| anyhow::anyhow!("--memories: {e}"))?;
+                let service = serve_memory(&location, durability, &options)?;
+                named.push(NamedMemory {
+                    name,
+                    location,
+                    service,
+                    token,
+                });
+            }
             let listen = Listen {
+                named,
                 addr: cli.bind,
                 token: Token::resolve(
                     cli.auth_token.as_deref(),

@@ -88,6 +88,18 @@ impl Location {
         }
     }
 
+    /// The memory called `name` in the same database (named memories live in a database).
+    pub fn named(&self, name: &str) -> Result<Location, String> {
+        match self {
+            Location::Postgres(target) => target
+                .with_memory(name)
+                .map(|t| Location::Postgres(Box::new(t))),
+            Location::File(_) => {
+                Err("named memories live in a database: pass --store postgres://…".to_string())
+            }
+        }
+    }
+
     /// Calls `wake` when another process changes the memory, if this store announces
     /// changes (a database does; a file's readers catch up at their next request).
     pub fn watch(&self, wake: Box<dyn Fn() + Send>) {

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::net::{self, Line};
+use common::net::{self, ACCEPT, JSON, Line, header};
 use common::pg::Cluster;
 use common::{call, initialize, request};
 
@@ -390,4 +390,85 @@ fn the_database_going_away_mid_run_fails_requests_clearly_and_loses_nothing() {
     served.stop();
     let mut fresh = Served::start(&url);
     assert_eq!(fresh.graph(), graph, "the live graph is the database's");
+}
+
+/// A POST of `message` to `path` with this bearer token (and session); status, session id
+/// (of an `initialize`), body.
+fn post(
+    addr: &str,
+    path: &str,
+    token: &str,
+    session: Option<&str>,
+    message: &Value,
+) -> (u16, Option<String>, String) {
+    let bearer = format!("Bearer {token}");
+    let mut headers = vec![JSON, ACCEPT, ("Authorization", bearer.as_str())];
+    if let Some(id) = session {
+        headers.push(("Mcp-Session-Id", id));
+    }
+    let (status, h, body) = net::http(addr, path, "POST", &headers, &message.to_string());
+    (
+        status,
+        header(&h, "mcp-session-id").map(str::to_string),
+        body,
+    )
+}
+
+#[test]
+fn named_memories_are_served_apart_over_http_each_with_its_own_token() {
+    let Some(pg) = Cluster::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let memories = dir.path().join("memories");
+    std::fs::write(&memories, "# name token\nalpha token-a\n\nbeta  token-b\n").unwrap();
+    let url = pg.url("main");
+    let served = net::start(
+        &["--store".as_ref(), url.as_ref()],
+        &[
+            "--transport",
+            "http",
+            "--auth-token",
+            "token-main",
+            "--memories",
+            memories.to_str().unwrap(),
+        ],
+    );
+    let addr = served.addr.as_str();
+    let create = call(
+        2,
+        "create_entities",
+        json!({"entities": [entity("A1", &[])]}),
+    );
+    let read = call(3, "read_graph", json!({}));
+
+    let (status, alpha, body) = post(addr, "/mcp/alpha", "token-a", None, &initialize(1));
+    assert_eq!(status, 200, "{body}");
+    let alpha = alpha.expect("a session");
+    let (status, _, body) = post(addr, "/mcp/alpha", "token-a", Some(&alpha), &create);
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("A1"), "{body}");
+
+    for (path, token) in [
+        ("/mcp/alpha", "token-b"),
+        ("/mcp/alpha", "token-main"),
+        ("/mcp", "token-a"),
+    ] {
+        let (status, _, body) = post(addr, path, token, None, &initialize(1));
+        assert_eq!(status, 401, "{path} with {token}: {body}");
+    }
+    let (status, _, _) = post(addr, "/mcp/gamma", "token-a", None, &initialize(1));
+    assert_eq!(status, 404, "a memory not served");
+    let (status, _, _) = post(addr, "/mcp/beta", "token-b", Some(&alpha), &read);
+    assert_eq!(status, 404, "alpha's session is not beta's");
+
+    let (_, beta, _) = post(addr, "/mcp/beta", "token-b", None, &initialize(1));
+    let (status, _, body) = post(addr, "/mcp/beta", "token-b", beta.as_deref(), &read);
+    assert_eq!(status, 200, "{body}");
+    assert!(!body.contains("A1"), "beta is another memory: {body}");
+    let (_, main, _) = post(addr, "/mcp", "token-main", None, &initialize(1));
+    let (_, _, body) = post(addr, "/mcp", "token-main", main.as_deref(), &read);
+    assert!(!body.contains("A1"), "and so is the server's own: {body}");
+
+    // The named memory is the database's: any server on it sees the change.
+    let mut on_alpha = Served::start(&pg.url("alpha"));
+    assert_eq!(on_alpha.graph()["entities"][0]["name"], "A1");
 }

@@ -1,7 +1,7 @@
 //! Network clients of the binary: a server on a free port, and a TCP client.
 
 use std::ffi::OsStr;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -102,3 +102,60 @@ impl Line {
         }
     }
 }
+
+/// One HTTP/1.1 exchange on a fresh connection: status, headers (lowercase names), body.
+pub fn http(
+    addr: &str,
+    path: &str,
+    method: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, Vec<(String, String)>, String) {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let mut request = format!(
+        "{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        request.push_str(&format!("Host: {addr}\r\n"));
+    }
+    for (k, v) in headers {
+        request.push_str(&format!("{k}: {v}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .unwrap_or_default()
+        .split(' ')
+        .nth(1)
+        .unwrap_or_default()
+        .parse()
+        .unwrap_or(0);
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    (status, headers, body.to_string())
+}
+
+/// The value of a response header (`name` in lowercase).
+pub fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+}
+
+/// A POST's JSON body.
+pub const JSON: (&str, &str) = ("Content-Type", "application/json");
+/// What a Streamable HTTP client accepts.
+pub const ACCEPT: (&str, &str) = ("Accept", "application/json, text/event-stream");
