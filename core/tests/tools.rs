@@ -1664,11 +1664,24 @@ fn export_log_is_a_log_file_that_imports_into_the_same_graph() {
     let (mut other, log) = fresh();
     let summary = other.import(&file, 0).expect("imports");
     assert!(
-        summary.starts_with("imported 2 entities and 2 relations into the empty memory"),
+        summary.starts_with(
+            "copied the log's 2 records into the empty memory: 2 entities and 2 relations"
+        ),
         "{summary}"
     );
     assert_eq!(graph(&mut other), graph(&mut m));
     assert_eq!(graph(&mut open(log.reopened())), graph(&mut m), "logged");
+    let records: Vec<Vec<u8>> = (frame::scan(&file).unwrap().records.iter())
+        .map(|r| r.to_vec())
+        .collect();
+    assert_eq!(log.records(), records, "the file's records, as they were");
+
+    // A memory that has logged something merges the file in (one new record).
+    let (mut third, log) = fresh();
+    create(&mut third, &[entity("C", "t", &[])]);
+    let summary = third.import(&file, 0).expect("imports");
+    assert!(summary.starts_with("imported 2 new entities"), "{summary}");
+    assert_eq!(log.len(), 2);
 }
 
 #[test]

@@ -472,3 +472,105 @@ fn named_memories_are_served_apart_over_http_each_with_its_own_token() {
     let mut on_alpha = Served::start(&pg.url("alpha"));
     assert_eq!(on_alpha.graph()["entities"][0]["name"], "A1");
 }
+
+/// `mcp-memory ARGS` on the store `store` (`-f FILE` or `--store URL`): its stdout, after
+/// checking it succeeded.
+fn run(store: &[&str], args: &[&str]) -> Vec<u8> {
+    let out = Command::new(env!("CARGO_BIN_EXE_mcp-memory"))
+        .env_remove("MEMORY_FILE_PATH")
+        .env_remove("MCP_MEMORY_STORE")
+        .env("MCP_MEMORY_NOW", "1790000000000")
+        .args(store)
+        .args(args)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{store:?} {args:?}: {stderr}");
+    out.stdout
+}
+
+#[test]
+fn import_and_export_move_a_memory_between_a_file_and_the_database_unchanged() {
+    let Some(pg) = Cluster::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("memory.mcpmem");
+    let file = file.to_str().unwrap();
+    // A file memory with a bit of everything the graph keeps (tags, importance, a parent,
+    // an observation's kind, an ended relation), made through the tools.
+    let mut served = Command::new(env!("CARGO_BIN_EXE_mcp-memory"))
+        .env_remove("MEMORY_FILE_PATH")
+        .env_remove("MCP_MEMORY_STORE")
+        .env("MCP_MEMORY_PROFILE", "all")
+        .args(["-f", file])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let calls = [
+        initialize(1),
+        call(
+            2,
+            "create_entities",
+            json!({"entities": [entity("Ada", &["wrote the first program".into()]),
+            entity("Engine", &["analytical".into()])]}),
+        ),
+        call(
+            3,
+            "create_relations",
+            json!({"relations": [{"from": "Ada", "to": "Engine", "relationType": "programmed"}]}),
+        ),
+        call(
+            4,
+            "add_tags",
+            json!({"entityName": "Ada", "tags": ["math", "history"]}),
+        ),
+        call(
+            5,
+            "set_importance",
+            json!({"entityName": "Ada", "importance": 9}),
+        ),
+        call(
+            6,
+            "set_entity_parent",
+            json!({"entityName": "Engine", "parentName": "Ada"}),
+        ),
+    ];
+    let input: String = calls.iter().map(|c| format!("{c}\n")).collect();
+    served
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    assert!(served.wait().unwrap().success());
+
+    let on_file = ["-f", file];
+    let url = pg.url("moved");
+    let on_db = ["--store", url.as_str()];
+    run(&on_db, &["import", file]);
+    for format in ["jsonl", "memory-mcp", "log"] {
+        assert_eq!(
+            run(&on_file, &["export", "--format", format]),
+            run(&on_db, &["export", "--format", format]),
+            "file to database: {format} exports differ"
+        );
+    }
+    // And back: the database's log export into a new file memory.
+    let back = dir.path().join("back.mcpmem");
+    std::fs::write(&back, run(&on_db, &["export", "--format", "log"])).unwrap();
+    let copy = dir.path().join("copy.mcpmem");
+    let on_copy = ["-f", copy.to_str().unwrap()];
+    run(&on_copy, &["import", back.to_str().unwrap()]);
+    for format in ["jsonl", "memory-mcp", "log"] {
+        assert_eq!(
+            run(&on_db, &["export", "--format", format]),
+            run(&on_copy, &["export", "--format", format]),
+            "database to file: {format} exports differ"
+        );
+    }
+    let jsonl = String::from_utf8(run(&on_copy, &["export", "--format", "memory-mcp"])).unwrap();
+    assert!(
+        jsonl.contains("\"importance\":9") && jsonl.contains("programmed"),
+        "{jsonl}"
+    );
+}

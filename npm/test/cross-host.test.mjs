@@ -175,7 +175,7 @@ test('export --format log gives the same compacted log from both hosts, and each
   for (const [host, from] of [['native', 'npm'], ['npm', 'native']]) {
     const target = path.join(dir, `${host}.imported.mcpmem`);
     const run = assertOk(await exec(withArgs(HOSTS[host](target), 'import', path.join(dir, `${from}.export.mcpmem`))));
-    assert.match(run.stderr, /imported \d+ entities and \d+ relations into the empty memory/);
+    assert.match(run.stderr, /copied the log's \d+ records into the empty memory: \d+ entities and \d+ relations/);
     assert.deepEqual(await graphOf(HOSTS[host](target)), want, `${host} imported a different graph`);
   }
 });

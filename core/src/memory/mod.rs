@@ -496,6 +496,31 @@ impl<L: Log> Memory<L> {
         })
     }
 
+    /// Takes a log file whole as the log of this memory, which has logged nothing: its
+    /// graph, history and provenance are the file's. Returns a summary.
+    fn adopt(&mut self, bytes: &[u8]) -> Result<String, Error> {
+        let scan = frame::scan(bytes).map_err(|e| Error::ImportRefused(e.to_string()))?;
+        let records: Vec<Vec<u8>> = scan.records.iter().map(|r| r.to_vec()).collect();
+        let mut notes = Vec::new();
+        let graph =
+            replay(&records, &mut notes).map_err(|e| Error::ImportRefused(e.to_string()))?;
+        notes.extend(scan.torn.map(|torn| format!("the imported log's {torn}")));
+        self.install(&records)?;
+        let mut summary = format!(
+            "copied the log's {} records into the empty memory: {} entities and {} relations, with their history",
+            records.len(),
+            graph.entity_count(),
+            graph.relation_count()
+        );
+        self.graph = graph;
+        self.indexes.reset();
+        for note in notes {
+            summary.push_str("; ");
+            summary.push_str(&note);
+        }
+        Ok(summary)
+    }
+
     /// Replaces the log with `records` (the graph's snapshot).
     fn install(&mut self, records: &[Vec<u8>]) -> Result<(), Error> {
         self.log
@@ -561,9 +586,10 @@ impl<L: Log> Memory<L> {
         }
     }
 
-    /// Imports a memory file — a log in this crate's format or a reference JSONL file. Into
-    /// an empty memory it brings the file's graph exactly (duplicates included, as opening
-    /// the file would); otherwise it merges: new names become entities, known names gain the
+    /// Imports a memory file — a log in this crate's format or a reference JSONL file. A
+    /// memory that has logged nothing takes a log file whole (its history too: a move between
+    /// stores); into an empty memory a file brings its graph exactly (duplicates included, as
+    /// opening the file would); otherwise it merges: new names become entities, known names gain the
     /// observations they lack, new relations are added. Either way the import is one record,
     /// so replay applies it whole or not at all. Returns a summary; changes nothing if the
     /// file cannot be read.
@@ -574,6 +600,9 @@ impl<L: Log> Memory<L> {
         by: &Provenance<'_>,
     ) -> Result<String, Error> {
         self.current(Intent::Write)?;
+        if self.log_bytes == 0 && frame::is_log(bytes) {
+            return self.adopt(bytes);
+        }
         let (graph, notes) = imported(bytes).map_err(Error::ImportRefused)?;
         let mut summary = if self.graph.entity_count() + self.graph.relation_count() == 0 {
             let state = graph.state();
