@@ -267,7 +267,8 @@ impl Server {
             .mcp_memory_memory_server()
             .memory()
             .call_handle(&mut self.store, self.memory, session, now_ms(), message);
-        let keep = self.linger && replies.is_ok() && self.holds_lock();
+        let keep =
+            self.linger && replies.is_ok() && self.holds_lock() && self.store.data().log.lingers();
         match self.held_since {
             _ if !keep => self.release(),
             None => self.held_since = Some(Instant::now()),

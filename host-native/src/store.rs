@@ -21,6 +21,11 @@ pub trait HostLog: Log + Send {
     fn is_locked(&self) -> bool;
     /// Warnings collected since the last call (torn tails cut off, reconnections).
     fn take_warnings(&mut self) -> Vec<String>;
+    /// Whether keeping the turn for a burst of messages saves more than it costs others
+    /// (a file's lock: yes; a database's turn, which commits each change anyway: no).
+    fn lingers(&self) -> bool {
+        true
+    }
 }
 
 impl HostLog for FileLog<FsDisk> {
@@ -56,6 +61,10 @@ impl HostLog for PgLog {
 
     fn take_warnings(&mut self) -> Vec<String> {
         PgLog::take_warnings(self)
+    }
+
+    fn lingers(&self) -> bool {
+        false
     }
 }
 
