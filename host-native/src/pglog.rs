@@ -8,12 +8,20 @@
 //! last in one transaction. A server killed within its turn leaves nothing half done: its
 //! transaction aborts and its lock goes with its connection.
 //!
+//! A server that listens (a network or stdio server: [`watch`]) reads without asking the
+//! database while no other process announced a change since it last asked: reads stay in
+//! memory, and see another server's change once its announcement arrives (milliseconds after
+//! the commit). A write always reads what was committed, under the lock.
+//!
 //! The connection is remade when it breaks, no sooner than a backoff after a failed attempt
 //! (a request in between gets the error at once). A turn whose uncommitted changes were lost
 //! with a connection makes the next refresh hand the guest the whole log again
 //! ([`Changes::Replaced`]), so its graph never holds a change the database does not.
 
+use std::collections::HashMap;
 use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use mcp_memory_core::record::is_checkpoint;
@@ -191,6 +199,7 @@ fn writer() -> &'static str {
 pub fn watch(target: &Target, wake: Box<dyn Fn() + Send>) {
     let target = target.clone();
     let ours = format!("{}\t", target.memory);
+    let heard = heard(&target);
     std::thread::spawn(move || {
         let mut backoff = MIN_BACKOFF;
         loop {
@@ -199,20 +208,26 @@ pub fn watch(target: &Target, wake: Box<dyn Fn() + Send>) {
                 (client.batch_execute(&listen))
                     .map_err(|e| LogError(format!("cannot listen on {}: {e}", target.shown)))?;
                 backoff = MIN_BACKOFF;
+                // Changes made while no one listened: readers look once more.
+                heard.announcements.fetch_add(1, Ordering::SeqCst);
+                heard.listening.store(true, Ordering::SeqCst);
                 wake();
                 let mut notices = client.notifications();
                 let mut notices = notices.blocking_iter();
                 while let Ok(Some(notice)) = notices.next() {
                     let writer = notice.payload().strip_prefix(&ours);
                     if writer.is_some_and(|w| w != self::writer()) {
+                        heard.announcements.fetch_add(1, Ordering::SeqCst);
                         wake();
                     }
                 }
+                heard.listening.store(false, Ordering::SeqCst);
                 Err(LogError(format!(
                     "lost the listening session on {}",
                     target.shown
                 )))
             });
+            heard.listening.store(false, Ordering::SeqCst);
             if let Err(e) = listened {
                 eprintln!(
                     "mcp-memory: warning: {}; listening again in {} ms",
@@ -224,6 +239,22 @@ pub fn watch(target: &Target, wake: Box<dyn Fn() + Send>) {
             backoff = (backoff * 2).min(MAX_BACKOFF);
         }
     });
+}
+
+/// What this process's listening session ([`watch`]) has heard of a memory: whether it
+/// listens now, and how many times other processes announced changes (or it began
+/// listening again, after which changes may have gone unheard).
+#[derive(Default)]
+struct Heard {
+    listening: AtomicBool,
+    announcements: AtomicU64,
+}
+
+/// The memory's [`Heard`], shared by its log and its listening session in this process.
+fn heard(target: &Target) -> Arc<Heard> {
+    static HEARD: OnceLock<Mutex<HashMap<String, Arc<Heard>>>> = OnceLock::new();
+    let mut all = (HEARD.get_or_init(Default::default).lock()).unwrap_or_else(|e| e.into_inner());
+    Arc::clone(all.entry(target.shown.clone()).or_default())
 }
 
 /// The log of one memory in a database.
@@ -250,6 +281,10 @@ pub struct PgLog {
     writing: bool,
     /// The guest's graph may hold changes the database lost: hand it the whole log.
     resync: bool,
+    /// What the listening session heard, and how many announcements it had heard when the
+    /// log was last read: while it listens and hears nothing new, a read need not ask.
+    heard: Arc<Heard>,
+    heard_at_read: u64,
     warnings: Vec<String>,
 }
 
@@ -259,6 +294,7 @@ impl PgLog {
         PgLog {
             key: lock_key(&target.memory),
             writer: writer().to_string(),
+            heard: heard(&target),
             target,
             client: None,
             retry_at: None,
@@ -270,6 +306,7 @@ impl PgLog {
             locked: false,
             writing: false,
             resync: false,
+            heard_at_read: 0,
             warnings: Vec::new(),
         }
     }
@@ -584,6 +621,18 @@ impl Log for PgLog {
     }
 
     fn refresh(&mut self, intent: Intent) -> Result<Changes, LogError> {
+        // A read between announcements: nothing was committed since the log was last read
+        // (the announcement of a commit comes within milliseconds; writes always ask).
+        let announcements = self.heard.announcements.load(Ordering::SeqCst);
+        if !self.locked
+            && intent == Intent::Read
+            && !self.resync
+            && self.heard.listening.load(Ordering::SeqCst)
+            && announcements == self.heard_at_read
+        {
+            return Ok(Changes::Appended(Vec::new()));
+        }
+        self.heard_at_read = announcements;
         if !self.locked && intent == Intent::Write {
             self.lock()?;
         }

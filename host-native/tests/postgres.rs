@@ -140,7 +140,13 @@ fn four_servers_writing_at_once_lose_nothing_and_each_sees_every_write() {
         .collect();
     let mut served: Vec<Served> = writers.into_iter().map(|w| w.join().unwrap()).collect();
     for (s, server) in served.iter_mut().enumerate() {
-        let graph = server.graph();
+        // A read sees another server's write once its announcement arrived (milliseconds).
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let mut graph = server.graph();
+        while entity_count(&graph) < SERVERS * WRITES && Instant::now() < deadline {
+            thread::sleep(Duration::from_millis(10));
+            graph = server.graph();
+        }
         let names: HashSet<&str> = (graph["entities"].as_array().unwrap().iter())
             .map(|e| e["name"].as_str().unwrap())
             .collect();
