@@ -127,13 +127,19 @@ if (['tcp', 'http'].includes(values.transport)) {
 }
 if (values.transport !== 'stdio') fail(`invalid value '${values.transport}' for '--transport <stdio>'`);
 if (values['memory-file'] === '') fail("a value is required for '--memory-file <PATH>' but none was supplied");
+// The PostgreSQL store needs a database client: the native binary has it. A file path in
+// MCP_MEMORY_STORE is the memory file, as for the native binary (-f overrides it).
+const store = process.env.MCP_MEMORY_STORE ?? '';
+if (/^postgres(ql)?:\/\//.test(store) && values['memory-file'] === undefined) {
+  fail('MCP_MEMORY_STORE names a PostgreSQL store, which the native mcp-memory binary serves; this package serves memory files');
+}
 
 const [command = 'serve', ...rest] = positionals;
 const OPTION_OF = { format: ['export'], output: ['export', 'repair'], json: ['verify'], force: ['repair'] };
 for (const [option, commands] of Object.entries(OPTION_OF)) {
   if (!commands.includes(command) && values[option] !== undefined) fail(`unexpected argument '--${option}' found`);
 }
-const path = memoryPath(values['memory-file']);
+const path = memoryPath(values['memory-file'] ?? (store || undefined));
 const historyDays = values['history-days'] ?? process.env.MCP_MEMORY_HISTORY_DAYS ?? '30';
 if (!/^\d+$/.test(historyDays) || Number(historyDays) > 4294967295) {
   fail(`invalid value '${historyDays}' for '--history-days <DAYS>': a whole number of days is expected`);

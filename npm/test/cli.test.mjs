@@ -277,6 +277,19 @@ test('the profile comes from --profile, else MCP_MEMORY_PROFILE, else default; -
   }
 });
 
+test('MCP_MEMORY_STORE: a path is the memory file (over MEMORY_FILE_PATH); a postgres:// store is the native binary\'s', async () => {
+  const dir = tempDir();
+  const store = path.join(dir, 'store.mcpmem');
+  const other = path.join(dir, 'env.mcpmem');
+  await mark(npmCmd(), { env: { MCP_MEMORY_STORE: store, MEMORY_FILE_PATH: other } });
+  assert.deepEqual(names(await graph(store)), ['here']);
+  assert.ok(!fs.existsSync(other), 'MEMORY_FILE_PATH was ignored');
+  const run = await exec(npmCmd(), { env: { MCP_MEMORY_STORE: 'postgres://db.example/memories?memory=team' } });
+  assert.notEqual(run.status, 0);
+  assert.match(run.stderr, /PostgreSQL store, which the native mcp-memory binary serves/);
+  assert.deepEqual(listing(dir).sort(), ['store.mcpmem'], 'and nothing was created');
+});
+
 test('MEMORY_FILE_PATH is honoured without -f, and -f wins over it', async () => {
   const dir = tempDir();
   const fromEnv = path.join(dir, 'env.mcpmem');
