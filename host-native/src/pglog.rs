@@ -777,3 +777,50 @@ impl Log for PgLog {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_address_names_its_memory_and_keeps_its_other_settings() {
+        let t = Target::parse("postgres://me:secret@db.example:6543/mem?memory=team-a.1").unwrap();
+        assert_eq!(t.memory, "team-a.1");
+        assert_eq!(t.config.get_dbname(), Some("mem"));
+        assert_eq!(t.config.get_user(), Some("me"));
+        assert_eq!(t.shown, "postgres://db.example:6543/mem?memory=team-a.1");
+        assert!(!t.shown.contains("secret"), "no password in messages");
+
+        let t = Target::parse("postgresql://db/mem?application_name=x&memory=b&connect_timeout=2")
+            .unwrap();
+        assert_eq!(t.memory, "b");
+        assert_eq!(
+            t.config.get_connect_timeout(),
+            Some(&Duration::from_secs(2))
+        );
+        assert_eq!(
+            Target::parse("postgres://db/mem").unwrap().memory,
+            DEFAULT_MEMORY
+        );
+        assert_eq!(
+            t.with_memory("c").unwrap().shown,
+            "postgres://db:5432/mem?memory=c"
+        );
+    }
+
+    #[test]
+    fn a_bad_memory_name_or_address_is_refused_saying_why() {
+        for name in ["", "a/b", "a b", "ä", &"x".repeat(65)] {
+            let err = Target::parse(&format!("postgres://db/mem?memory={name}")).unwrap_err();
+            assert!(err.contains("memory name"), "{name:?}: {err}");
+        }
+        let err = Target::parse("postgres://db/mem?no_such_option=1").unwrap_err();
+        assert!(err.starts_with("cannot read the store address"), "{err}");
+    }
+
+    #[test]
+    fn lock_keys_differ_by_name() {
+        assert_ne!(lock_key("a"), lock_key("b"));
+        assert_eq!(lock_key("team"), lock_key("team"));
+    }
+}
