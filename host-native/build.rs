@@ -37,6 +37,7 @@ fn main() -> Result<()> {
         println!("cargo:rerun-if-changed=../{watched}");
     }
     println!("cargo:rerun-if-changed=src/engine_config.rs");
+    println!("cargo:rerun-if-env-changed=MCP_MEMORY_LINT_GUEST");
 
     let out_dir = PathBuf::from(env::var("OUT_DIR")?);
     let module = build_guest(root, &out_dir)?;
@@ -86,7 +87,10 @@ fn build_guest(root: &Path, out_dir: &Path) -> Result<PathBuf> {
         .args(["--target", "wasm32-unknown-unknown", "--profile", "wasm"])
         .arg("--target-dir")
         .arg(&target_dir);
-    // The outer build's settings are not the guest's.
+    // The outer build's settings are not the guest's, but for linting: tests/run builds with
+    // clippy-driver as the workspace's rustc wrapper and sets MCP_MEMORY_LINT_GUEST, so the
+    // guest is linted for wasm32 as it is built.
+    let lint = env::var_os("MCP_MEMORY_LINT_GUEST").is_some();
     for var in [
         "RUSTFLAGS",
         "CARGO_ENCODED_RUSTFLAGS",
@@ -94,9 +98,12 @@ fn build_guest(root: &Path, out_dir: &Path) -> Result<PathBuf> {
         "CARGO_TARGET_DIR",
         "RUSTC_WRAPPER",
         "RUSTC_WORKSPACE_WRAPPER",
+        "CLIPPY_ARGS",
         "CARGO_LLVM_COV",
     ] {
-        cmd.env_remove(var);
+        if !(lint && matches!(var, "RUSTC_WORKSPACE_WRAPPER" | "CLIPPY_ARGS")) {
+            cmd.env_remove(var);
+        }
     }
     let status = cmd.status().context("running cargo for the component")?;
     if !status.success() {

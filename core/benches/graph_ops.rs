@@ -7,7 +7,7 @@
 //!
 //! Prints figures; asserts nothing about time.
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/suite/common/mod.rs"]
 mod common;
 
 use common::*;

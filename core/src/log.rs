@@ -133,10 +133,15 @@ pub trait Log {
     /// backups, temporary files). `Err` says which rule refused it, or the OS error. By
     /// default a host reads no named files and refuses every path.
     fn read_named(&mut self, path: &str) -> Result<Vec<u8>, LogError> {
-        Err(LogError(format!(
-            "cannot read {path}: this host reads no named files"
-        )))
+        Err(reads_no_named_files(path))
     }
+}
+
+/// The refusal of [`Log::read_named`] by a host that reads no named files.
+pub fn reads_no_named_files(path: &str) -> LogError {
+    LogError(format!(
+        "cannot read {path}: this host reads no named files"
+    ))
 }
 
 /// Most bytes [`Log::read_named`] reads (256 MiB).

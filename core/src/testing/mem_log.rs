@@ -49,6 +49,9 @@ pub struct MemState {
     /// Files [`Log::read_named`] reads, by the path a test gave them
     /// ([`MemLog::put_named`]).
     pub named: Vec<(String, Vec<u8>)>,
+    /// Whether [`Log::read_named`] refuses every path, as a host that reads no named
+    /// files does ([`MemLog::read_no_named_files`]).
+    pub no_named: bool,
 }
 
 /// An in-memory [`Log`] that keeps record payloads. Clones share one state, so a test keeps
@@ -101,6 +104,7 @@ impl MemLog {
             fail_replace: None,
             fail_refresh: None,
             named: Vec::new(),
+            no_named: false,
         })))
     }
 
@@ -212,6 +216,11 @@ impl MemLog {
         s.named.push((path.to_string(), bytes.to_vec()));
     }
 
+    /// Makes [`Log::read_named`] refuse every path, as a host that reads no named files.
+    pub fn read_no_named_files(&self) {
+        self.0.borrow_mut().no_named = true;
+    }
+
     /// A fresh log holding what this one holds now (a restart of the host).
     pub fn reopened(&self) -> MemLog {
         MemLog::holding(self.contents())
@@ -307,6 +316,9 @@ impl Log for MemLog {
     /// A file a test put at `path` ([`MemLog::put_named`]).
     fn read_named(&mut self, path: &str) -> Result<Vec<u8>, LogError> {
         let s = self.0.borrow();
+        if s.no_named {
+            return Err(crate::log::reads_no_named_files(path));
+        }
         let found = s.named.iter().find(|(p, _)| p == path);
         found
             .map(|(_, bytes)| bytes.clone())

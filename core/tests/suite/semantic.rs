@@ -1,0 +1,253 @@
+//! Semantic and hybrid `search` (issue L): paraphrases found by meaning, the modes without
+//! the embedding table, vectors kept up to date through changes, the type filter, paging
+//! and explain; `search_nodes`' questions ranked by words and meaning.
+
+use crate::common::*;
+use mcp_memory_core::Server;
+use serde_json::{Value, json};
+
+/// A memory over `log` with the embedding table loaded.
+fn with_table(log: MemLog) -> Server<MemLog> {
+    let mut m = open(log);
+    load_table(&mut m);
+    m
+}
+
+fn people() -> Vec<Value> {
+    vec![
+        entity(
+            "Alice",
+            "person",
+            &["works as a software engineer at a search company"],
+        ),
+        entity("Bob", "person", &["goes fishing on the lake every weekend"]),
+        entity("Carol", "person", &["is allergic to peanuts and shellfish"]),
+        entity("Dune", "book", &["a novel about a desert planet"]),
+        entity(
+            "Editor settings",
+            "preference",
+            &["the user prefers dark mode"],
+        ),
+    ]
+}
+
+fn names(result: &Value) -> Vec<String> {
+    (result["hits"].as_array().expect("hits").iter())
+        .map(|h| h["name"].as_str().expect("a name").to_string())
+        .collect()
+}
+
+fn search(m: &mut Server<MemLog>, args: Value) -> Value {
+    call_ok(m, "search", args)
+}
+
+#[test]
+fn a_paraphrase_is_found_by_meaning_where_words_find_nothing() {
+    let mut m = with_table(MemLog::new());
+    call_ok(&mut m, "create_entities", json!({ "entities": people() }));
+    let q = "who writes computer programs for a living";
+    let lexical = search(&mut m, json!({"query": q, "mode": "lexical"}));
+    assert!(
+        !names(&lexical).contains(&"Alice".to_string()),
+        "no word in common: {lexical}"
+    );
+    for mode in ["semantic", "hybrid"] {
+        let found = search(&mut m, json!({"query": q, "mode": mode, "limit": 1}));
+        assert_eq!(names(&found), ["Alice"], "{mode}: {found}");
+    }
+    let default = search(&mut m, json!({"query": "food allergy", "limit": 1}));
+    assert_eq!(names(&default), ["Carol"], "hybrid by default: {default}");
+}
+
+#[test]
+fn without_the_table_search_is_lexical_and_the_semantic_modes_say_why_not() {
+    let mut m = open(MemLog::new());
+    call_ok(&mut m, "create_entities", json!({ "entities": people() }));
+    let args = json!({"query": "dark mode"});
+    let default = search(&mut m, args.clone());
+    let lexical = search(&mut m, json!({"query": "dark mode", "mode": "lexical"}));
+    assert_eq!(default, lexical);
+    assert_eq!(names(&default), ["Editor settings"]);
+    for mode in ["semantic", "hybrid"] {
+        let why = call_err(&mut m, "search", json!({"query": "x", "mode": mode}));
+        assert!(
+            why.contains("mode") && why.contains("embedding table"),
+            "{why}"
+        );
+    }
+    let why = call_err(&mut m, "search", json!({"query": "x", "mode": "fuzzy"}));
+    assert!(why.contains("mode"), "{why}");
+}
+
+/// Every entity's semantic score for `q` (name → cosine), all entities on one page.
+fn cosines(m: &mut Server<MemLog>, q: &str) -> Vec<(String, f64)> {
+    let found = search(m, json!({"query": q, "mode": "semantic", "limit": 100}));
+    (found["hits"].as_array().expect("hits").iter())
+        .map(|h| {
+            let name = h["name"].as_str().expect("a name").to_string();
+            (name, h["score"].as_f64().expect("a score"))
+        })
+        .collect()
+}
+
+#[test]
+fn vectors_follow_every_change_as_a_restart_would_build_them() {
+    let log = MemLog::new();
+    let mut m = with_table(log.clone());
+    call_ok(&mut m, "create_entities", json!({ "entities": people() }));
+    let q = "a programmer who likes fishing";
+    let before = cosines(&mut m, q); // builds the vectors
+    call_ok(
+        &mut m,
+        "add_observations",
+        json!({"observations": [{"entityName": "Bob", "contents": ["writes Rust programs"]}]}),
+    );
+    call_ok(
+        &mut m,
+        "delete_observations",
+        json!({"deletions": [{"entityName": "Alice", "observations": ["works as a software engineer at a search company"]}]}),
+    );
+    call_ok(&mut m, "delete_entities", json!({"entityNames": ["Dune"]}));
+    call_ok(
+        &mut m,
+        "create_entities",
+        json!({"entities": [entity("Erin", "person", &["builds fishing rods"])]}),
+    );
+    let live = cosines(&mut m, q);
+    assert_ne!(before, live, "the changes moved the scores");
+    let mut restarted = with_table(log.reopened());
+    assert_eq!(live, cosines(&mut restarted, q));
+    assert!(live.iter().all(|(name, _)| name != "Dune"));
+    assert_eq!(live[0].0, "Bob", "{live:?}");
+}
+
+#[test]
+fn the_type_filter_paging_and_totals_hold_in_every_mode() {
+    let mut m = with_table(MemLog::new());
+    call_ok(&mut m, "create_entities", json!({ "entities": people() }));
+    for mode in ["semantic", "hybrid"] {
+        let q = "someone's job";
+        let typed = search(
+            &mut m,
+            json!({"query": q, "mode": mode, "entityType": "Person", "limit": 10}),
+        );
+        assert_eq!(typed["total"], json!(3), "{mode}: {typed}");
+        let mut all = names(&typed);
+        all.sort();
+        assert_eq!(all, ["Alice", "Bob", "Carol"], "{mode}");
+        let whole = names(&search(
+            &mut m,
+            json!({"query": q, "mode": mode, "limit": 4}),
+        ));
+        let first = names(&search(
+            &mut m,
+            json!({"query": q, "mode": mode, "limit": 2}),
+        ));
+        let second = names(&search(
+            &mut m,
+            json!({"query": q, "mode": mode, "limit": 2, "offset": 2}),
+        ));
+        assert_eq!([first, second].concat(), whole, "{mode}: pages");
+    }
+}
+
+#[test]
+fn explain_shows_the_lexical_and_the_semantic_parts() {
+    let mut m = with_table(MemLog::new());
+    call_ok(&mut m, "create_entities", json!({ "entities": people() }));
+    let found = search(
+        &mut m,
+        json!({"query": "dark mode", "mode": "hybrid", "explain": true}),
+    );
+    let hits = found["hits"].as_array().expect("hits");
+    let top = &hits[0];
+    assert_eq!(top["name"], "Editor settings");
+    let ex = &top["explain"];
+    assert!(ex["bm25"].as_f64().expect("bm25") > 0.0, "{ex}");
+    let fusion = &ex["fusion"];
+    let (w, lex, cos) = (
+        fusion["weight"].as_f64().expect("weight"),
+        fusion["lexical"].as_f64().expect("lexical"),
+        fusion["cosine"].as_f64().expect("cosine"),
+    );
+    let score = top["score"].as_f64().expect("score");
+    assert!((score - (w * lex + (1.0 - w) * cos)).abs() < 1e-3, "{top}");
+    assert!(ex["semantic"]["cosine"].as_f64().is_some(), "{ex}");
+    let by_meaning = (hits.iter()).find(|h| h["matched"] == json!([]));
+    let other = by_meaning.expect("an entity found by meaning alone");
+    assert!(other["explain"].get("bm25").is_none(), "{other}");
+    assert_eq!(other["explain"]["fusion"]["lexical"], json!(0.0));
+}
+
+#[test]
+fn the_host_is_asked_for_the_table_once_and_only_when_a_search_needs_it() {
+    let asked = std::rc::Rc::new(std::cell::Cell::new(0));
+    let mut m = open(MemLog::new());
+    let counter = asked.clone();
+    m.memory_mut().set_embedding_source(Box::new(move || {
+        counter.set(counter.get() + 1);
+        Some(embedding_table_bytes().to_vec())
+    }));
+    call_ok(&mut m, "create_entities", json!({ "entities": people() }));
+    call_ok(&mut m, "search_nodes", json!({"query": "Alice"}));
+    search(&mut m, json!({"query": "Alice", "mode": "lexical"}));
+    assert_eq!(asked.get(), 0, "no search by meaning yet");
+    call_ok(&mut m, "search_nodes", json!({"query": "fishing rods"}));
+    assert_eq!(asked.get(), 1, "a question in words asks for the table");
+    let found = search(&mut m, json!({"query": "food allergy", "limit": 1}));
+    assert_eq!(names(&found), ["Carol"]);
+    search(&mut m, json!({"query": "fishing", "mode": "semantic"}));
+    assert_eq!(asked.get(), 1);
+}
+
+#[test]
+fn search_nodes_answers_a_question_in_other_words_by_meaning_and_one_word_by_words() {
+    let q = json!({"query": "who writes computer programs for a living"});
+    let mut words_only = open(MemLog::new());
+    call_ok(
+        &mut words_only,
+        "create_entities",
+        json!({ "entities": people() }),
+    );
+    let found = call_ok(&mut words_only, "search_nodes", q.clone());
+    assert_eq!(
+        entity_names(&found),
+        Vec::<String>::new(),
+        "no word in common"
+    );
+
+    let mut m = with_table(MemLog::new());
+    call_ok(&mut m, "create_entities", json!({ "entities": people() }));
+    let found = call_ok(&mut m, "search_nodes", q);
+    assert_eq!(entity_names(&found)[0], "Alice", "{found}");
+    let dark = call_ok(&mut m, "search_nodes", json!({"query": "dark", "limit": 3}));
+    assert_eq!(
+        entity_names(&dark),
+        ["Editor settings"],
+        "one word: words alone"
+    );
+    let typo = call_ok(&mut m, "search_nodes", json!({"query": "xqzv"}));
+    assert_eq!(
+        entity_names(&typo),
+        Vec::<String>::new(),
+        "no nearest meaning of nonsense"
+    );
+}
+
+#[test]
+fn a_table_that_cannot_be_read_is_reported_and_search_stays_lexical() {
+    let mut m = open(MemLog::new());
+    m.memory_mut()
+        .set_embedding_source(Box::new(|| Some(b"not a table".to_vec())));
+    call_ok(&mut m, "create_entities", json!({ "entities": people() }));
+    let default = search(&mut m, json!({"query": "dark mode"}));
+    assert_eq!(
+        default,
+        search(&mut m, json!({"query": "dark mode", "mode": "lexical"}))
+    );
+    let why = call_err(&mut m, "search", json!({"query": "x", "mode": "hybrid"}));
+    assert!(
+        why.contains("could not be read") && why.contains("wrong magic"),
+        "{why}"
+    );
+}

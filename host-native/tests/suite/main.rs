@@ -1,0 +1,13 @@
+//! The native host's process tests, one binary: a module per concern, sharing `common`.
+
+mod common;
+
+mod docs;
+mod fsync;
+mod kill;
+mod maintenance;
+mod migrate;
+mod network;
+mod postgres;
+mod read_named;
+mod stdio;
