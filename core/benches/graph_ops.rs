@@ -48,7 +48,7 @@ fn ctx<'a>(m: &'a Server<MemLog>, uses: &'a Uses) -> Ctx<'a> {
 }
 
 fn timings(layout: &str, ends: impl Fn(usize, usize) -> (usize, usize)) {
-    use mcp_memory_core::tools::graph_tools;
+    use mcp_memory_core::tools::ours::graph as graph_tools;
     use std::hint::black_box;
     use std::time::Instant;
     let (entities, relations) = (40_000usize, 120_000usize);
@@ -257,7 +257,7 @@ fn timings(layout: &str, ends: impl Fn(usize, usize) -> (usize, usize)) {
     // and planning, then logging and applying the one change. The exports pass the seed's
     // 10 MB and 100,000 relations, which import_graph refuses, so `import::import` (the
     // same, unbounded) is timed.
-    use mcp_memory_core::tools::{export, import};
+    use mcp_memory_core::tools::memory_mcp::{export, import};
     let exported = |format: &str| -> String {
         let answer =
             export::export_graph(ctx(&m, &Uses::default()), &json!({ "format": format })).unwrap();

@@ -187,6 +187,17 @@ fn escape_unit(b: &[u8], at: usize) -> Option<u32> {
     u32::from_str_radix(hex, 16).ok()
 }
 
+/// `x` rounded to `places` decimals, halves away from zero: scores as answers show them.
+pub fn round(x: f64, places: i32) -> f64 {
+    let scale = libm::pow(10.0, f64::from(places));
+    libm::round(x * scale) / scale
+}
+
+/// `x` rounded to four decimals ([`round`]).
+pub fn round4(x: f64) -> f64 {
+    round(x, 4)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -537,11 +537,6 @@ pub(crate) struct MemoryMcpEntity<'a> {
     pub parent: Option<&'a str>,
 }
 
-/// A time as the seed writes it, or `None` when not known.
-pub(crate) fn iso_known(ms: Millis) -> Option<String> {
-    (ms != 0).then(|| time::iso(ms))
-}
-
 impl<'a> MemoryMcpEntity<'a> {
     /// Entity `e` of `graph`; `line` gives it its file line's `"type"`.
     pub(crate) fn of(graph: &'a Graph, e: &'a graph::Entity, line: bool) -> Self {
@@ -549,8 +544,8 @@ impl<'a> MemoryMcpEntity<'a> {
         MemoryMcpEntity {
             kind: line.then_some("entity"),
             entity: graph.entity_text(e),
-            created: iso_known(e.created),
-            updated: iso_known(e.updated),
+            created: time::iso_known(e.created),
+            updated: time::iso_known(e.updated),
             tags: extra.map_or(Vec::new(), |x| {
                 x.tags.iter().map(|&t| graph.text(t)).collect()
             }),
@@ -571,8 +566,8 @@ impl<'a> MemoryMcpEntity<'a> {
                 entity_type: e.entity_type,
                 observations: current.map(|f| f.text).collect(),
             },
-            created: iso_known(e.created),
-            updated: iso_known(e.updated),
+            created: time::iso_known(e.created),
+            updated: time::iso_known(e.updated),
             tags: e.tags.clone(),
             importance: e.importance,
             parent: e.parent,
@@ -603,8 +598,8 @@ impl<'a> MemoryMcpRelation<'a> {
         MemoryMcpRelation {
             kind: line.then_some("relation"),
             relation: graph.relation_text(r),
-            created: iso_known(r.created),
-            updated: iso_known(r.created),
+            created: time::iso_known(r.created),
+            updated: time::iso_known(r.created),
         }
     }
 
@@ -613,8 +608,8 @@ impl<'a> MemoryMcpRelation<'a> {
         MemoryMcpRelation {
             kind: line.then_some("relation"),
             relation: r.relation,
-            created: iso_known(r.created),
-            updated: iso_known(r.created),
+            created: time::iso_known(r.created),
+            updated: time::iso_known(r.created),
         }
     }
 }

@@ -38,6 +38,7 @@
 
 extern crate alloc;
 
+pub mod capabilities;
 pub mod embed;
 pub mod filelog;
 pub mod frame;

@@ -70,7 +70,8 @@ pub enum Op<'a> {
     /// Append these relations as they are given (ended ones to the history).
     #[serde(borrow)]
     PutRelations(Vec<RelationState<'a>>),
-    /// Append these reflections as they are given.
+    /// Put these reflections as they are given: one whose id the memory holds replaces that
+    /// one in its place (a merge moving it to another entity), others are appended.
     #[serde(borrow)]
     PutReflections(Vec<Reflection<'a>>),
     /// Change the metadata of the oldest entity with each name.

@@ -7,7 +7,11 @@ use alloc::string::String;
 
 use crate::model::Millis;
 
-const DAY_MS: u64 = 86_400_000;
+/// Milliseconds in a day.
+pub const DAY_MS: Millis = 86_400_000;
+
+/// Milliseconds in an hour.
+pub const HOUR_MS: Millis = 3_600_000;
 
 /// Days since 1970-01-01 → (year, month, day) in the proleptic Gregorian calendar
 /// (H. Hinnant's `civil_from_days`).
@@ -41,11 +45,16 @@ pub fn iso(ms: Millis) -> String {
     let of_day = ms % DAY_MS;
     format!(
         "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        of_day / 3_600_000,
+        of_day / HOUR_MS,
         of_day / 60_000 % 60,
         of_day / 1000 % 60,
         of_day % 1000
     )
+}
+
+/// A time as ISO 8601, or `None` when it is not known (`0`).
+pub fn iso_known(ms: Millis) -> Option<String> {
+    (ms != 0).then(|| iso(ms))
 }
 
 /// Reads a time: ISO 8601 as a date (`2026-11-24`, midnight UTC) or a date and time

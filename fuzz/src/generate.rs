@@ -5,18 +5,17 @@
 use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use serde_json::{Map, Value, json};
 
-/// Every tool the core runs (its one table, so a new tool is fuzzed from the day it is
+/// Every tool the core runs (every surface's, so a new tool is fuzzed from the day it is
 /// added), and one that does not exist.
 fn tool_names() -> Vec<&'static str> {
-    let table = mcp_memory_core::tools::TOOLS.iter().map(|t| t.name);
+    let table = mcp_memory_core::tools::all().map(|t| t.def.name);
     table.chain(["no_such_tool"]).collect()
 }
 
 /// Whether the tool may change the log (a write or compact in the core's table; a read
 /// cannot: it returns no change to log).
 pub fn mutating(tool: &str) -> bool {
-    use mcp_memory_core::tools::TOOLS;
-    TOOLS.iter().any(|t| t.name == tool && t.run.mutates())
+    mcp_memory_core::tools::all().any(|t| t.def.name == tool && t.def.run.mutates())
 }
 
 /// Strings that collide on purpose: case and JavaScript-lowercase edge cases (final sigma,

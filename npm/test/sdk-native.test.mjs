@@ -126,7 +126,7 @@ const SETUP = {
 };
 
 /**
- * A relation's id as the Python seed's tools show it (core/src/tools/py.rs): the FNV-1a
+ * A relation's id as the Python seed's tools show it (core/src/tools/mcp_memory_py/mod.rs): the FNV-1a
  * hash of its from, type and to (separated by a 0xff byte), cut to 53 bits.
  */
 function relationId(from, relationType, to) {

@@ -147,8 +147,8 @@ test('edit, end a relation, merge and undo through the page', SKIP, async () => 
   await until(page, () => document.getElementById('entity-title').textContent.startsWith('Charles Babbage'));
   assert.ok((await texts(page, '#observations li .text')).includes('a duplicate of Charles'));
 
-  // Undo the merge (the newest change, which deleted Babbage): Babbage is back.
-  await until(page, () => document.querySelector('#timeline li')?.textContent.includes('delete entities: Babbage'));
+  // Undo the merge (the newest change, one restore of both names): Babbage is back.
+  await until(page, () => document.querySelector('#timeline li')?.textContent.includes('restore: Babbage, Charles Babbage'));
   const merge = await page.$eval('#timeline li', (li) => li.dataset.change);
   await page.click('#timeline li:first-child button');
   await until(page, (id) => document.querySelector('#timeline li')?.dataset.change !== id, merge);

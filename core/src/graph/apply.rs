@@ -637,7 +637,14 @@ impl Graph {
             content: s.intern(r.content),
             created: r.created,
         };
-        self.reflections.push(reflection);
+        // Reflections stay in the order of their ids (each new one takes the next).
+        match self.reflections.binary_search_by_key(&r.id, |x| x.id) {
+            Ok(at) => {
+                let old = core::mem::replace(&mut self.reflections[at], reflection);
+                reflection_syms(&old).for_each(|sym| self.strings.release(sym));
+            }
+            Err(at) => self.reflections.insert(at, reflection),
+        }
     }
 }
 

@@ -42,6 +42,10 @@ pub struct Indexes {
 /// Gives the embedding table's bytes, or `None` if the host has none; called at most once.
 pub type TableSource = Box<dyn FnOnce() -> Option<alloc::vec::Vec<u8>>>;
 
+/// How a server gets the embedding table, and what to search with meanwhile: for messages
+/// saying it has none.
+pub const TABLE_HOWTO: &str = "the native mcp-memory binary carries it, the npm package reads dist/embeddings.bin beside its engine, and BrowserMemory.open fetches it (its embeddings option); use mode \"lexical\" meanwhile";
+
 /// Why there is no embedding table.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NoTable {

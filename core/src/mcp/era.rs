@@ -7,7 +7,8 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use serde_json::{Map, Value};
 
-use super::{PROTOCOL_VERSIONS, error};
+use super::PROTOCOL_VERSIONS;
+use super::jsonrpc::{REPLY_HEAD, error};
 use crate::json;
 
 /// The stateless protocol revisions served.
@@ -188,8 +189,8 @@ pub fn header_mismatch(
 /// `resultType`, and for a cacheable result `ttlMs` and `cacheScope`.
 pub fn stamp(reply: &mut String, ttl_ms: Option<u64>) {
     let Some(at) = reply
-        .starts_with(super::REPLY_HEAD)
-        .then_some(super::REPLY_HEAD.len() + 1)
+        .starts_with(REPLY_HEAD)
+        .then_some(REPLY_HEAD.len() + 1)
     else {
         return;
     };

@@ -4,8 +4,10 @@
 
 pub mod history;
 pub mod merge;
+mod store;
 mod usage;
 
+pub use store::Store;
 pub use usage::USES_EVERY;
 
 use alloc::format;
@@ -198,8 +200,7 @@ pub struct Memory<L: Log> {
 /// Days of history compaction keeps by default.
 pub const DEFAULT_HISTORY_DAYS: u32 = 30;
 
-/// Milliseconds in a day.
-pub const DAY_MS: Millis = 24 * 60 * 60 * 1000;
+pub use crate::time::DAY_MS;
 
 /// Logs smaller than this (payload bytes) are never compacted automatically.
 pub const AUTO_COMPACT_MIN_BYTES: u64 = 1 << 20;

@@ -3,10 +3,14 @@
 //! reference's validator strips them. Entities, relations and observations to add are the
 //! [`crate::model`] shapes; the other tools read their few arguments next to their code.
 
+use alloc::format;
+use alloc::string::String;
 use alloc::vec::Vec;
 use serde::Deserialize;
+use serde_json::Value;
 
-use crate::model::{Entity, Observations, Relation};
+use crate::model::{Entity, Millis, Observations, Relation};
+use crate::time;
 
 /// One item of delete_observations. Not [`Observations`]: its JSON names the texts
 /// `observations`, not `contents`.
@@ -78,4 +82,20 @@ pub struct OpenNodes<'a> {
 /// A count argument as `usize`, saturating (wasm32's `usize` is 32 bits).
 pub fn count(n: u64) -> usize {
     usize::try_from(n).unwrap_or(usize::MAX)
+}
+
+/// A time argument (ISO 8601), or an error naming the field and the rule.
+pub fn time_arg(a: &Value, field: &str) -> Result<Option<Millis>, String> {
+    match a.get(field).and_then(Value::as_str) {
+        None => Ok(None),
+        Some(text) => time::parse(text)
+            .map(Some)
+            .map_err(|why| format!("{field}: {why}")),
+    }
+}
+
+/// An argument that may be given as `null` (`Some(Value::Null)`), unlike one left out
+/// (`None`, with `#[serde(default)]`).
+pub fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
 }

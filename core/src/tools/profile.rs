@@ -2,13 +2,15 @@
 //!
 //! An agent pays for every tool definition in its context, so a memory lists a profile's
 //! tools, not all of them: the reference's nine, a small default, or the surface of a
-//! server people come from. `--tools +name,-name` adjusts any profile.
+//! server people come from. `--tools +name,-name` adjusts any profile. A profile is data over
+//! the surfaces: the nine, plus names (ours) or a whole seed's surface.
 
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::{Shape, TOOLS, ToolDef};
+use super::reference::NINE;
+use super::{Dialect, Tool, all, mcp_memory_py, ours};
 
 /// A named set of tools.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,116 +39,6 @@ pub const PROFILES: [(&str, Profile); 6] = [
     ("all", Profile::All),
 ];
 
-/// The reference server's nine tools, in its listing order.
-pub const NINE: [&str; 9] = [
-    "create_entities",
-    "create_relations",
-    "add_observations",
-    "delete_entities",
-    "delete_observations",
-    "delete_relations",
-    "read_graph",
-    "search_nodes",
-    "open_nodes",
-];
-
-/// What `default` adds to the nine.
-const DEFAULT_MORE: [&str; 3] = ["search", "history", "undo"];
-
-/// What the Rust seed lists besides the nine.
-const RUST_MORE: [&str; 17] = [
-    "upsert_entities",
-    "merge_entities",
-    "compact",
-    "get_entity",
-    "batch_get_entities",
-    "entity_exists",
-    "graph_stats",
-    "search_relations",
-    "describe_entity",
-    "degree",
-    "find_path",
-    "find_all_paths",
-    "extract_subgraph",
-    "get_neighbors",
-    "list_entity_types",
-    "list_relation_types",
-    "export_graph",
-];
-
-/// What the TypeScript seed lists besides the nine, of the tools this server has in its
-/// shapes.
-const MEMORY_MCP_MORE: [&str; 52] = [
-    "save_search",
-    "execute_saved_search",
-    "list_saved_searches",
-    "delete_saved_search",
-    "update_saved_search",
-    "add_tags",
-    "remove_tags",
-    "set_importance",
-    "add_tags_to_multiple_entities",
-    "replace_tag",
-    "merge_tags",
-    "add_tag_alias",
-    "list_tag_aliases",
-    "remove_tag_alias",
-    "get_aliases_for_tag",
-    "resolve_tag",
-    "set_entity_parent",
-    "get_children",
-    "get_parent",
-    "get_ancestors",
-    "get_descendants",
-    "get_subtree",
-    "get_root_entities",
-    "get_entity_depth",
-    "move_entity",
-    "get_graph_stats",
-    "find_shortest_path",
-    "get_connected_components",
-    "get_centrality",
-    "search_by_date_range",
-    "validate_graph",
-    "find_duplicates",
-    "merge_entities",
-    "compress_graph",
-    "find_all_paths",
-    "archive_entities",
-    "list_archived",
-    "restore_archived",
-    "search_nodes_ranked",
-    "boolean_search",
-    "fuzzy_search",
-    "get_search_suggestions",
-    "semantic_search",
-    "find_similar_entities",
-    "index_embeddings",
-    "hybrid_search",
-    "search_auto",
-    "analyze_query",
-    "smart_search",
-    "normalize_observations",
-    "import_graph",
-    "export_graph",
-];
-
-/// What the Python seed lists besides the nine but `read_graph` (it has none), of the
-/// tools this server has in its shapes.
-const PY_MORE: [&str; 11] = [
-    "end_relation",
-    "add_reflection",
-    "search_reflections",
-    "search_semantic",
-    "find_split_candidates",
-    "analyze_entity_split",
-    "propose_entity_split_tool",
-    "execute_entity_split_tool",
-    "find_duplicate_observations",
-    "consolidation_report",
-    "migrate",
-];
-
 impl Profile {
     /// The profile called `name`; an error naming the profiles there are.
     pub fn parse(name: &str) -> Result<Profile, String> {
@@ -163,48 +55,63 @@ impl Profile {
             })
     }
 
+    /// The seed whose surface the profile lists whole, in whose shapes it answers.
+    fn seed(self) -> Option<Dialect> {
+        match self {
+            Profile::MemoryMcp => Some(Dialect::MemoryMcp),
+            Profile::McpMemoryPy => Some(Dialect::McpMemoryPy),
+            _ => None,
+        }
+    }
+
     /// Whether the profile lists `tool`: its name, in the profile's shape.
-    fn has(self, tool: &ToolDef) -> bool {
-        self.names(tool.name) && self.takes(tool)
+    fn has(self, tool: Tool) -> bool {
+        self.names(tool) && self.takes(tool)
+    }
+
+    /// Whether the profile has a tool called as `tool` is.
+    fn names(self, tool: Tool) -> bool {
+        let name = tool.def.name;
+        let nine = NINE.contains(&name);
+        match self {
+            Profile::Reference => nine,
+            Profile::Default => nine || ours::DEFAULT.contains(&name),
+            Profile::Rust => nine || ours::RUST_SEED.contains(&name),
+            Profile::MemoryMcp => nine || tool.dialect == Dialect::MemoryMcp,
+            Profile::McpMemoryPy => {
+                (nine && !mcp_memory_py::NOT_LISTED.contains(&name))
+                    || tool.dialect == Dialect::McpMemoryPy
+            }
+            Profile::All => true,
+        }
     }
 
     /// Whether the profile answers in `tool`'s shape where its name has several: `all` in
     /// every one but the Python seed's of the nine (a call to one of the nine must get the
-    /// reference's answer, and the seed's shapes take what the reference refuses),
-    /// `memory-mcp` and `mcp-memory-py` in their seed's (else ours), the others in ours.
-    fn takes(self, tool: &ToolDef) -> bool {
-        let seeds = |shape: Shape| {
-            tool.shape == shape || (tool.shape == Shape::Ours && !tool.has_twin(shape))
-        };
-        match self {
-            Profile::All => tool.shape != Shape::McpMemoryPy || !NINE.contains(&tool.name),
-            Profile::MemoryMcp => seeds(Shape::MemoryMcp),
-            Profile::McpMemoryPy => seeds(Shape::McpMemoryPy),
-            _ => tool.shape == Shape::Ours,
+    /// reference's answer, and the seed's shapes take what the reference refuses), a seed's
+    /// profile in its seed's where it has one (else ours), the others in ours.
+    fn takes(self, tool: Tool) -> bool {
+        let name = tool.def.name;
+        let twins = || all().filter(move |t| t.def.name == name);
+        if twins().count() < 2 {
+            return true;
         }
-    }
-
-    /// Whether the profile has a tool called `name`.
-    fn names(self, name: &str) -> bool {
-        let listed = |list: &[&str]| list.contains(&name);
-        match self {
-            Profile::Reference => listed(&NINE),
-            Profile::MemoryMcp => listed(&NINE) || listed(&MEMORY_MCP_MORE),
-            Profile::Default => listed(&NINE) || listed(&DEFAULT_MORE),
-            Profile::Rust => listed(&NINE) || listed(&RUST_MORE),
-            Profile::McpMemoryPy => (listed(&NINE) && name != "read_graph") || listed(&PY_MORE),
-            Profile::All => true,
+        let ours = matches!(tool.dialect, Dialect::Reference | Dialect::Ours);
+        match (self, self.seed()) {
+            (Profile::All, _) => !(tool.dialect == Dialect::McpMemoryPy && NINE.contains(&name)),
+            (_, Some(seed)) if twins().any(|t| t.dialect == seed) => tool.dialect == seed,
+            _ => ours,
         }
     }
 }
 
 /// Which tools a memory lists and answers: a profile, adjusted.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Selection {
     /// The profile adjusted.
     profile: Profile,
-    /// Whether each tool of [`TOOLS`] is in, by position.
-    pub(crate) listed: Vec<bool>,
+    /// The tools selected, in listing order.
+    tools: Vec<Tool>,
 }
 
 impl Selection {
@@ -213,30 +120,36 @@ impl Selection {
     /// an unknown profile or tool.
     pub fn new(profile: &str, tools: &str) -> Result<Selection, String> {
         let profile = Profile::parse(profile)?;
-        let mut listed: Vec<bool> = TOOLS.iter().map(|t| profile.has(t)).collect();
+        let mut selected: Vec<Tool> = all().filter(|&t| profile.has(t)).collect();
         for word in tools.split(',').map(str::trim).filter(|w| !w.is_empty()) {
             let (keep, name) = match word.strip_prefix('-') {
                 Some(name) => (false, name),
                 None => (true, word.strip_prefix('+').unwrap_or(word)),
             };
-            if !TOOLS.iter().any(|t| t.name == name) {
+            if !all().any(|t| t.def.name == name) {
                 return Err(format!(
                     "tools: unknown tool '{name}' (a tool name after + or -, as tools/list with profile all names them)"
                 ));
             }
-            for (on, t) in listed.iter_mut().zip(TOOLS).filter(|(_, t)| t.name == name) {
-                *on = keep && profile.takes(t);
+            selected.retain(|t| t.def.name != name);
+            if keep {
+                selected.extend(all().filter(|&t| t.def.name == name && profile.takes(t)));
             }
         }
-        Ok(Selection { profile, listed })
+        // In listing order, whatever order the adjustments came in.
+        let tools = all().filter(|t| selected.contains(t)).collect();
+        Ok(Selection { profile, tools })
+    }
+
+    /// The tools selected, in listing order.
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
     }
 
     /// Whether this is exactly the reference's nine, unadjusted: listed as it lists them.
     pub fn is_reference(&self) -> bool {
         self.profile == Profile::Reference
-            && TOOLS
-                .iter()
-                .zip(&self.listed)
-                .all(|(t, &on)| on == (NINE.contains(&t.name) && t.shape == Shape::Ours))
+            && self.tools.len() == NINE.len()
+            && self.tools.iter().all(|t| t.dialect == Dialect::Reference)
     }
 }

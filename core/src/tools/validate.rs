@@ -149,12 +149,19 @@ impl Issue {
     }
 }
 
-/// Checks `value` against a JSON Schema made of `type`, `properties`, `required`, `items`,
-/// `enum`, `minimum`, `maximum`, `maxItems` and `maxBytes`, appending issues in the order
+/// Checks `value` against a JSON Schema made of `type`, `properties` (or
+/// `additionalProperties` alone: a record), `required`, `items`, `enum`, `minimum`,
+/// `maximum`, `maxItems` and `maxBytes`, appending issues in the order
 /// zod finds them: properties in declaration order (required ones first), then items. A
 /// value of the wrong type gets no constraint checks.
 pub fn check(schema: &Value, value: Option<&Value>, path: &mut Vec<Seg>, out: &mut Vec<Issue>) {
+    let record = schema.get("properties").is_none()
+        && schema
+            .get("additionalProperties")
+            .is_some_and(Value::is_object);
     let expected = match schema.get("type").and_then(Value::as_str) {
+        // zod's record: an object whose every value follows one schema.
+        Some("object") if record => "record",
         Some("object") => "object",
         Some("array") => "array",
         Some("string") => "string",
@@ -164,7 +171,7 @@ pub fn check(schema: &Value, value: Option<&Value>, path: &mut Vec<Seg>, out: &m
         _ => return,
     };
     let ok = match (expected, value) {
-        ("object", Some(Value::Object(_))) => true,
+        ("object" | "record", Some(Value::Object(_))) => true,
         ("array", Some(Value::Array(_))) => true,
         ("string", Some(Value::String(_))) => true,
         ("boolean", Some(Value::Bool(_))) => true,

@@ -1,4 +1,4 @@
-//! The read-only graph tools (`tools/extended/graph.json`): lookups, statistics, traversal
+//! The read-only graph tools (`core/src/tools/ours/graph.json`): lookups, statistics, traversal
 //! and export, through `Memory::handle` like a client calls them.
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -7,7 +7,7 @@ use crate::common::*;
 use mcp_memory_core::Server;
 use serde_json::{Value, json};
 
-const GRAPH_JSON: &str = include_str!("../../src/tools/extended/graph.json");
+const GRAPH_JSON: &str = include_str!("../../src/tools/ours/graph.json");
 
 /// Calls a tool that must succeed; checks that its text is its structuredContent as JSON.
 fn ok(memory: &mut Server<MemLog>, tool: &str, args: Value) -> Value {

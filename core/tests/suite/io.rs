@@ -6,7 +6,7 @@
 use crate::common::*;
 use mcp_memory_core::Server;
 use mcp_memory_core::model::Provenance;
-use mcp_memory_core::tools::export::export_graph;
+use mcp_memory_core::tools::memory_mcp::export::export_graph;
 use mcp_memory_core::tools::{Ctx, Uses};
 use serde_json::{Value, json};
 

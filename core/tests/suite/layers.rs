@@ -1,7 +1,8 @@
 //! The core's modules form layers (ARCHITECTURE.md, "Invariants"): a module uses only
 //! modules of its own layer or lower ones, and no two modules use each other, directly or
-//! not. This reads every `crate::` path in `core/src` and fails on an edge that goes up or
-//! closes a cycle.
+//! not; inside `tools`, a surface uses no other (but the nine) and the shared parts use
+//! none. This reads every `crate::` and `super::` path in `core/src` and fails on an edge
+//! that goes up, closes a cycle or joins two surfaces.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -27,9 +28,18 @@ const LAYERS: &[(&str, u8)] = &[
     ("seedlog", 2),
     ("memory", 3),
     ("verify", 3),
-    ("tools", 4),
-    ("mcp", 5),
+    ("capabilities", 4),
+    ("tools", 5),
+    ("mcp", 6),
 ];
+
+/// The surfaces in `core/src/tools`: folders of tools in one server's shapes. A surface
+/// uses no other, but the reference's nine, which every surface lists.
+const SURFACES: [&str; 4] = ["reference", "ours", "memory_mcp", "mcp_memory_py"];
+
+/// The files of `core/src/tools` that may name the surfaces: the table of them, the
+/// catalog of their definitions and the profiles over them.
+const REGISTRY: [&str; 3] = ["mod.rs", "catalog.rs", "profile.rs"];
 
 fn layer(module: &str) -> u8 {
     LAYERS
@@ -156,6 +166,113 @@ fn cycle(edges: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
     edges
         .keys()
         .find_map(|m| visit(m, edges, &mut state, &mut Vec::new()))
+}
+
+/// The module path (below `tools`) that a file of `core/src/tools` is: `["ours", "graph",
+/// "lookup"]` for `ours/graph/lookup.rs`, `["ours"]` for `ours/mod.rs`.
+fn tools_module(relative: &Path) -> Vec<String> {
+    let mut parts: Vec<String> = relative
+        .iter()
+        .map(|p| p.to_string_lossy().trim_end_matches(".rs").to_string())
+        .collect();
+    if parts.last().is_some_and(|p| p == "mod") {
+        parts.pop();
+    }
+    parts
+}
+
+/// The surfaces (or top-level items of `tools`) that the code of a file of module `module`
+/// names: through `crate::tools::X` and through `super::` paths, resolved.
+fn tools_uses(text: &str, module: &[String]) -> BTreeSet<String> {
+    let code: String = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let ident = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut out = BTreeSet::new();
+    for (at, _) in code.match_indices("crate::tools::") {
+        out.insert(ident(&code[at + "crate::tools::".len()..]));
+    }
+    for (at, _) in code.match_indices("super::") {
+        // A `super::` that continues another path was counted with its start.
+        if code[..at].ends_with("::") {
+            continue;
+        }
+        let mut rest = &code[at..];
+        let mut up = 0;
+        while let Some(more) = rest.strip_prefix("super::") {
+            up += 1;
+            rest = more;
+        }
+        let base = &module[..module.len().saturating_sub(up)];
+        let next = ident(rest);
+        let first = base.first().cloned().unwrap_or(next);
+        if !first.is_empty() {
+            out.insert(first);
+        }
+    }
+    out
+}
+
+/// Uses that join two surfaces, or a shared part of `tools` to a surface, in words.
+fn crossings() -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/tools");
+    let mut found = Vec::new();
+    let mut files = Vec::new();
+    let mut dirs = vec![root.clone()];
+    while let Some(dir) = dirs.pop() {
+        for entry in fs::read_dir(&dir).expect("core/src/tools is readable") {
+            let path = entry.expect("an entry").path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
+            }
+        }
+    }
+    for path in files {
+        let relative = path.strip_prefix(&root).expect("under tools");
+        let module = tools_module(relative);
+        let text = fs::read_to_string(&path).expect("UTF-8");
+        let here = module.first().map(String::as_str).unwrap_or("mod");
+        for used in tools_uses(&text, &module) {
+            let surface = SURFACES.contains(&used.as_str());
+            let crossing = if SURFACES.contains(&here) {
+                surface && used != here && used != "reference"
+            } else {
+                surface && !REGISTRY.contains(&relative.to_string_lossy().as_ref())
+            };
+            if crossing {
+                found.push(format!("tools/{} uses tools::{used}", relative.display()));
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn no_surface_uses_another() {
+    let found = crossings();
+    assert!(found.is_empty(), "{found:#?}");
+}
+
+#[test]
+fn surface_uses_are_resolved_through_super_and_crate() {
+    let module: Vec<String> = ["ours", "graph", "lookup"].map(String::from).to_vec();
+    let text = "use super::Direction;\nuse super::super::meta::x;\nlet y = crate::tools::memory_mcp::named;";
+    let found: Vec<String> = tools_uses(text, &module).into_iter().collect();
+    assert_eq!(found, ["memory_mcp", "ours"]);
+    let at_top: Vec<String> = ["call"].map(String::from).to_vec();
+    let found: Vec<String> = tools_uses("use super::ours::x;", &at_top)
+        .into_iter()
+        .collect();
+    assert_eq!(found, ["ours"]);
 }
 
 #[test]

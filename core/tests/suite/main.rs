@@ -22,6 +22,7 @@ mod io;
 mod layers;
 mod limits;
 mod memory_mcp;
+mod merge;
 mod metadata;
 mod profiles;
 mod py_hygiene;

@@ -6,7 +6,7 @@ use mcp_memory_core::tools::profile::{PROFILES, Selection};
 use serde_json::{Value, json};
 
 /// The reference server's tools/list result, as it lists it.
-const REFERENCE_LISTING: &str = include_str!("../../src/tools/catalog.json");
+const REFERENCE_LISTING: &str = include_str!("../../src/tools/reference/catalog.json");
 
 /// The tools/list result of a fresh memory with `profile` adjusted by `tools`.
 fn listing(profile: &str, tools: &str) -> Value {

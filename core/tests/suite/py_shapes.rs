@@ -5,7 +5,7 @@
 use crate::common::*;
 use mcp_memory_core::model::Relation;
 use mcp_memory_core::testing::MemLog;
-use mcp_memory_core::tools::py::{entity_id, relation_id};
+use mcp_memory_core::tools::mcp_memory_py::{entity_id, relation_id};
 use serde_json::{Value, json};
 
 /// A memory of profile `mcp-memory-py` with the embedding table, at [`T0`].

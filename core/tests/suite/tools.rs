@@ -21,7 +21,7 @@ fn search(memory: &mut Server<MemLog>, query: &str) -> Value {
 fn substring(memory: &Server<MemLog>, query: &str) -> Vec<String> {
     let graph = memory.memory().graph();
     let indexes = memory.memory().indexes();
-    mcp_memory_core::tools::query::reference_matches(graph, indexes, query)
+    mcp_memory_core::tools::reference::query::reference_matches(graph, indexes, query)
         .into_iter()
         .map(|id| graph.text(graph.entity(id).name).to_string())
         .collect()

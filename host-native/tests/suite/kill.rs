@@ -374,7 +374,7 @@ impl Run {
 
     /// A server killed between creating `<name>.lock` and writing its token into it leaves
     /// an empty lock, which the next start breaks after a second (`OWNERLESS_LOCK_MS`;
-    /// core/tests/filelog.rs tests that): counted, and removed so the rounds stay short.
+    /// core/tests/suite/filelog.rs tests that): counted, and removed so the rounds stay short.
     fn after_kill(&mut self) {
         let lock = lock_of(&self.file);
         if std::fs::read(&lock).is_ok_and(|owner| owner.is_empty()) {

@@ -32,9 +32,19 @@ use super::index::{FIELDS, OBS, Occ, SearchIndex, TYPE, field_of, gallop, live, 
 use super::query::Node;
 
 /// BM25 term-frequency saturation.
-const K1: f32 = 1.2;
+const BM25_K1: f64 = 1.2;
 /// BM25 length normalisation.
-const B: f32 = 0.75;
+const BM25_B: f64 = 0.75;
+/// The same, as the index's scores (f32) use them.
+const K1: f32 = BM25_K1 as f32;
+const B: f32 = BM25_B as f32;
+
+/// BM25's score of a term of inverse document frequency `idf` found `tf` times in a
+/// document of `len` words, where documents average `average` words (at least 1). The
+/// index scores with the same parameters, precomputed per field.
+pub(crate) fn bm25(idf: f64, tf: f64, len: f64, average: f64) -> f64 {
+    idf * tf * (BM25_K1 + 1.0) / (tf + BM25_K1 * (1.0 - BM25_B + BM25_B * len / average))
+}
 /// Field weights: name, type, observations.
 const WEIGHTS: [f32; FIELDS] = [3.0, 1.5, 1.0];
 /// Prefix expansions kept per word (the shortest terms, then the most frequent).

@@ -36,7 +36,7 @@ use alloc::vec::Vec;
 
 use crate::graph::{EntityId, Graph};
 use eval::Mode;
-pub(crate) use eval::ln;
+pub(crate) use eval::{bm25, ln};
 pub use index::SearchIndex;
 use query::Node;
 pub use rerank::Boost;

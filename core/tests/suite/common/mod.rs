@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 
 /// The reference server's nine tools, in its listing order.
 #[allow(unused_imports)]
-pub use mcp_memory_core::tools::profile::NINE as REFERENCE_TOOLS;
+pub use mcp_memory_core::tools::reference::NINE as REFERENCE_TOOLS;
 
 /// Sets the host's clock for the next calls (a ping at that time).
 pub fn at<L: Log>(m: &mut Server<L>, ms: u64) {
@@ -188,7 +188,7 @@ pub fn call<L: Log>(memory: &mut Server<L>, tool: &str, args: Value) -> Value {
 }
 
 /// Calls a tool that must succeed and returns its structuredContent, checking the envelope:
-/// one text item holding the pretty JSON of the content and no `isError` key.
+/// one text item (when it is a JSON object, the content itself) and no `isError` key.
 pub fn call_ok<L: Log>(memory: &mut Server<L>, tool: &str, args: Value) -> Value {
     let result = call(memory, tool, args);
     assert!(
@@ -205,6 +205,16 @@ pub fn call_ok<L: Log>(memory: &mut Server<L>, tool: &str, args: Value) -> Value
     let content = result["content"].as_array().expect("content array");
     assert_eq!(content.len(), 1);
     assert_eq!(content[0]["type"], "text");
+    let text = content[0]["text"].as_str().expect("text");
+    // The TypeScript server's get_parent answers the bare parent; structuredContent wraps it.
+    if let Ok(parsed @ Value::Object(_)) = serde_json::from_str::<Value>(text)
+        && tool != "get_parent"
+    {
+        assert_eq!(
+            parsed, result["structuredContent"],
+            "{tool}: text and structuredContent differ"
+        );
+    }
     result["structuredContent"].clone()
 }
 

@@ -1,0 +1,368 @@
+//! The history tools: `history` (what changed, when, by which client), `undo` (put back
+//! what a change changed), and the `asOf` argument of the read tools. They read the log
+//! through [`Journal`], which the server fetches when a call asks for it.
+
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::meta::reflection_view;
+use crate::json;
+use crate::log::Intent;
+use crate::memory::Store;
+use crate::memory::history::{ChangeId, Journal, Logged};
+use crate::model::{self, Millis, Relation};
+use crate::record::{OP_NAMES, Op};
+use crate::time;
+use crate::tools::args::time_arg;
+use crate::tools::{Call, Done, output};
+
+/// Changes a `history` answer lists when the call gives no `limit`.
+const DEFAULT_LIMIT: usize = 50;
+
+/// What a `history` call asks for.
+pub struct Query {
+    /// Only changes touching this entity (or relations at it).
+    entity: Option<String>,
+    /// Only changes made at or after this time.
+    since: Millis,
+    /// Only changes made before this time.
+    until: Millis,
+    /// Only changes made by this client (`clientInfo.name`).
+    client: Option<String>,
+    /// At most this many, newest first.
+    limit: usize,
+}
+
+/// Reads a `history` call's arguments (checked against the schema already).
+fn query(a: &Value) -> Result<Query, String> {
+    let text = |k: &str| a.get(k).and_then(Value::as_str).map(String::from);
+    let since = time_arg(a, "since")?.unwrap_or(0);
+    let until = time_arg(a, "until")?.unwrap_or(Millis::MAX);
+    if since >= until {
+        return Err(format!(
+            "since: must be before until ({} is not before {})",
+            time::iso(since),
+            time::iso(until)
+        ));
+    }
+    Ok(Query {
+        entity: text("entityName"),
+        since,
+        until,
+        client: text("client"),
+        limit: a
+            .get("limit")
+            .and_then(Value::as_u64)
+            .map_or(DEFAULT_LIMIT, |n| n as usize),
+    })
+}
+
+/// The id an `undo` call names, or an error naming the field and the rule.
+fn change_id(a: &Value) -> Result<ChangeId, String> {
+    let text = a
+        .get("changeId")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    ChangeId::parse(text).ok_or_else(|| {
+        format!(
+            "changeId: {text:?} is not a change id (the history tool lists them, like \"1700000000000-0\")"
+        )
+    })
+}
+
+#[derive(Serialize)]
+struct ChangeView<'j> {
+    id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    at: Option<String>,
+    client: &'j str,
+    #[serde(rename = "clientVersion")]
+    client_version: &'j str,
+    session: &'j str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    actor: Option<&'j str>,
+    ops: Vec<Value>,
+}
+
+#[derive(Serialize)]
+struct HistoryView<'j> {
+    changes: Vec<ChangeView<'j>>,
+    /// More changes matched than the limit let through (older ones).
+    more: bool,
+}
+
+/// history: the changes the log holds that match the arguments (see [`answer`]).
+pub fn history(m: &mut dyn Store, c: Call<'_>) -> Done {
+    let result = query(c.args).and_then(|q| {
+        let journal = m.journal(Intent::Read).map_err(|e| e.to_string())?;
+        answer(&journal, &q)
+    });
+    Done::unchanged(result.unwrap_or_else(|e| output::failure(&e)))
+}
+
+/// undo: the change the arguments name undone (see [`Store::undo`]), as a change of its own.
+pub fn undo(m: &mut dyn Store, c: Call<'_>) -> Done {
+    let id = match change_id(c.args) {
+        Ok(id) => id,
+        Err(e) => return Done::failure(&e),
+    };
+    match m.undo(id, c.now, &c.by) {
+        Ok(Ok(())) => Done {
+            result: undone(id),
+            changed: true,
+        },
+        Ok(Err(refused)) => Done::failure(&refused.0),
+        Err(e) => Done::failure(&e.to_string()),
+    }
+}
+
+/// The `history` result: the changes matching `q`, newest first, each with its id, time,
+/// who made it, and its ops (with an entity, only the parts that touch it).
+fn answer(journal: &Journal, q: &Query) -> Result<String, String> {
+    let changes = journal.changes().map_err(|e| e.to_string())?;
+    let mut shown = Vec::new();
+    let mut more = false;
+    for change in changes.iter().rev() {
+        let Logged { id, by, record, .. } = change;
+        if id.at < q.since || id.at >= q.until {
+            continue;
+        }
+        if q.client.as_deref().is_some_and(|c| c != by.client) {
+            continue;
+        }
+        let ops: Vec<Value> = record
+            .ops
+            .iter()
+            .filter_map(|op| op_view(op, q.entity.as_deref()))
+            .collect();
+        if ops.is_empty() {
+            continue;
+        }
+        if shown.len() == q.limit {
+            more = true;
+            break;
+        }
+        shown.push(ChangeView {
+            id: format!("{id}"),
+            at: time::iso_known(id.at),
+            client: by.client,
+            client_version: by.version,
+            session: by.session,
+            actor: by.actor,
+            ops,
+        });
+    }
+    let view = HistoryView {
+        changes: shown,
+        more,
+    };
+    Ok(output::success(&json::pretty(&view), &view))
+}
+
+fn touches(r: &Relation<'_>, name: &str) -> bool {
+    r.from == name || r.to == name
+}
+
+fn relation_json(r: &Relation<'_>) -> Value {
+    json!({"from": r.from, "to": r.to, "relationType": r.relation_type})
+}
+
+/// `list`'s items that `keep` lets through, as JSON by `view`; `None` if none.
+fn kept<T>(
+    list: &[T],
+    keep: impl Fn(&T) -> bool,
+    view: impl Fn(&T) -> Value,
+) -> Option<Vec<Value>> {
+    let items: Vec<Value> = list.iter().filter(|t| keep(t)).map(view).collect();
+    (!items.is_empty()).then_some(items)
+}
+
+/// One op as `history` shows it, limited to what touches `entity` if given; `None` if
+/// nothing of it does (or it is bookkeeping: the table of agents, usage counts).
+fn op_view(op: &Op<'_>, entity: Option<&str>) -> Option<Value> {
+    let is = |name: &str| entity.is_none_or(|e| e == name);
+    let at = |r: &Relation<'_>| entity.is_none_or(|e| touches(r, e));
+    let (key, items) = match op {
+        Op::Agents(_) | Op::Used(_) => return None,
+        Op::Reserved(never) => match *never {},
+        Op::CreateEntities(list) => ("entities", kept(list, |e| is(e.name), |e| json!(e))?),
+        Op::CreateRelations(list) | Op::DeleteRelations(list) | Op::EndRelations(list) => {
+            ("relations", kept(list, at, relation_json)?)
+        }
+        Op::CreateRelationsWith(list) => (
+            "relations",
+            kept(
+                list,
+                |r| at(&r.relation),
+                |r| {
+                    let mut v = relation_json(&r.relation);
+                    if let Some(context) = r.context {
+                        v["context"] = json!(context);
+                    }
+                    v
+                },
+            )?,
+        ),
+        Op::AddObservations(list) | Op::DeleteObservations(list) => {
+            ("observations", kept(list, |o| is(o.entity), |o| json!(o))?)
+        }
+        Op::AddFacts(list) => (
+            "observations",
+            kept(
+                list,
+                |f| is(f.entity),
+                |f| {
+                    let facts: Vec<Value> = f
+                        .facts
+                        .iter()
+                        .map(|n| {
+                            let mut v =
+                                json!({"text": n.text, "kind": n.kind.unwrap_or("generic")});
+                            if n.supersedes != 0 {
+                                v["supersedes"] = json!(n.supersedes);
+                            }
+                            v
+                        })
+                        .collect();
+                    json!({"entityName": f.entity, "contents": facts})
+                },
+            )?,
+        ),
+        Op::DeleteEntities(names) | Op::Forget(names) => {
+            ("entityNames", kept(names, |n| is(n), |n| json!(n))?)
+        }
+        Op::PutEntities(list) => (
+            "entityNames",
+            kept(list, |e| is(e.name), |e| json!(e.name))?,
+        ),
+        Op::PutRelations(list) => (
+            "relations",
+            kept(list, |r| at(&r.relation), |r| relation_json(&r.relation))?,
+        ),
+        Op::PatchEntities(list) => (
+            "entities",
+            kept(
+                list,
+                |p| is(p.name) || p.parent.flatten().is_some_and(is),
+                patch_json,
+            )?,
+        ),
+        Op::Reflect(list) => (
+            "reflections",
+            kept(
+                list,
+                |r| reflection_about(&r.target, entity),
+                |r| {
+                    let mut v = json!(reflection_view(model::Reflection {
+                        id: 0,
+                        target: r.target,
+                        author: r.author,
+                        mood: r.mood,
+                        content: r.content,
+                        created: 0,
+                    }));
+                    if let Some(v) = v.as_object_mut() {
+                        v.remove("id");
+                    }
+                    v
+                },
+            )?,
+        ),
+        Op::PutReflections(list) => (
+            "reflections",
+            kept(
+                list,
+                |r| reflection_about(&r.target, entity),
+                |r| json!(reflection_view(*r)),
+            )?,
+        ),
+        // Not about any entity: shown only when the history asked is the whole memory's.
+        Op::PutTagAliases(list) => (
+            "tagAliases",
+            kept(list, |_| entity.is_none(), |a| json!(a))?,
+        ),
+        Op::PutSavedSearches(list) => (
+            "savedSearches",
+            kept(list, |_| entity.is_none(), |q| json!(q))?,
+        ),
+        Op::PutArchived(list) => (
+            "archived",
+            kept(list, |a| is(a.entity.name), |a| json!(a.entity.name))?,
+        ),
+        Op::RemoveArchived(names) => ("restored", kept(names, |n| is(n), |n| json!(n))?),
+        Op::RemoveTagAliases(names) | Op::RemoveSavedSearches(names) => {
+            ("names", kept(names, |_| entity.is_none(), |n| json!(n))?)
+        }
+        Op::Restore(r) => {
+            let names = r
+                .entities
+                .iter()
+                .copied()
+                .chain(r.put_entities.iter().map(|e| e.name));
+            let mut names: Vec<&str> = names.filter(|n| is(n)).collect();
+            names.sort_unstable();
+            names.dedup();
+            let relations = r.relations.iter().filter(|t| at(t));
+            let relations: Vec<Value> = relations.map(relation_json).collect();
+            if names.is_empty() && relations.is_empty() {
+                return None;
+            }
+            return Some(json!({
+                "op": OP_NAMES[op.index()],
+                "entityNames": names,
+                "relations": relations,
+            }));
+        }
+    };
+    Some(json!({"op": OP_NAMES[op.index()], key: items}))
+}
+
+fn reflection_about(target: &model::Target<'_>, entity: Option<&str>) -> bool {
+    let Some(name) = entity else {
+        return true;
+    };
+    match target {
+        model::Target::Entity(e) => *e == name,
+        model::Target::Relation(r) => touches(r, name),
+        model::Target::Global | model::Target::Session(_) => false,
+    }
+}
+
+fn patch_json(p: &model::EntityPatch<'_>) -> Value {
+    let mut v = json!({"name": p.name});
+    if let Some(tags) = &p.tags {
+        v["tags"] = json!(tags);
+    }
+    if let Some(importance) = p.importance {
+        v["importance"] = json!(importance);
+    }
+    if let Some(parent) = p.parent {
+        v["parentId"] = json!(parent);
+    }
+    if let Some(status) = p.status {
+        v["status"] = json!(status);
+    }
+    v
+}
+
+#[derive(Serialize)]
+struct Undone {
+    success: bool,
+    undone: String,
+    message: String,
+}
+
+/// The `undo` result: `id` was undone.
+fn undone(id: ChangeId) -> String {
+    let view = Undone {
+        success: true,
+        undone: format!("{id}"),
+        message: format!(
+            "Change {id} was undone: what it changed is as it was before it (the undo is itself a change in the history)"
+        ),
+    };
+    output::success(&view.message, &view)
+}
