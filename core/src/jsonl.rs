@@ -17,6 +17,7 @@ use core::fmt;
 use serde_json::{Map, Value};
 
 use crate::graph::{self, Graph};
+use crate::hash::HashMap;
 use crate::json::{compact, parse_lenient, type_name};
 use crate::model::{self, Millis};
 use crate::record::{Op, Record};
@@ -67,9 +68,10 @@ pub struct RelationLine {
 /// The contents of a reference memory file.
 #[derive(Debug, Default)]
 pub struct Parsed {
-    /// Entities in file order (duplicates kept).
+    /// Entities in file order (duplicates kept; in the TypeScript seed's files, one per
+    /// name: see [`Parsed::fold`]).
     pub entities: Vec<EntityLine>,
-    /// Relations in file order (duplicates kept).
+    /// Relations in file order (duplicates kept, but in the TypeScript seed's files).
     pub relations: Vec<RelationLine>,
     /// What was repaired or skipped, one sentence each.
     pub warnings: Vec<String>,
@@ -376,6 +378,9 @@ pub fn read_accepted(bytes: &[u8]) -> Accepted {
             Line::Skipped => out.skipped += 1,
         }
     }
+    if out.parsed.has_meta() {
+        out.parsed.fold();
+    }
     let warnings = &mut out.parsed.warnings;
     if invalid_utf8 {
         warnings.push("invalid UTF-8 bytes were replaced by U+FFFD".to_string());
@@ -403,6 +408,30 @@ pub fn read_accepted(bytes: &[u8]) -> Accepted {
 }
 
 impl Parsed {
+    /// Reads the lines as the TypeScript seed's loader does: it appends an entity's new
+    /// version on every update (`updateEntity`: tags, importance, parent) and keeps, per
+    /// entity name and per relation (from, to, type), the last line, at the place of the
+    /// first, until its next compaction. Says what was folded.
+    fn fold(&mut self) {
+        let entities = self.entities.len();
+        let relations = self.relations.len();
+        fold_by(&mut self.entities, |e| e.name.clone());
+        fold_by(&mut self.relations, |r| {
+            (r.from.clone(), r.to.clone(), r.relation_type.clone())
+        });
+        let (e, r) = (
+            entities - self.entities.len(),
+            relations - self.relations.len(),
+        );
+        if e + r > 0 {
+            self.warnings.push(format!(
+                "{e} entity line(s) and {r} relation line(s) were older versions of a later \
+                 line (the Memory MCP server appends an entity's new version on each update); \
+                 each kept its last version, at the place of its first, as that server reads them"
+            ));
+        }
+    }
+
     /// Whether any line has the TypeScript seed's fields.
     pub fn has_meta(&self) -> bool {
         self.entities.iter().any(|e| e.meta.is_some())
@@ -443,6 +472,22 @@ impl Parsed {
             .map(|op| Record::from(op).encode())
             .collect()
     }
+}
+
+/// Keeps one item per key: the last, at the place of the first.
+fn fold_by<T, K: core::hash::Hash + Eq>(items: &mut Vec<T>, key: impl Fn(&T) -> K) {
+    let mut first: HashMap<K, usize> = HashMap::default();
+    let mut kept: Vec<Option<T>> = Vec::with_capacity(items.len());
+    for item in items.drain(..) {
+        match first.entry(key(&item)) {
+            hashbrown::hash_map::Entry::Occupied(at) => kept[*at.get()] = Some(item),
+            hashbrown::hash_map::Entry::Vacant(slot) => {
+                slot.insert(kept.len());
+                kept.push(Some(item));
+            }
+        }
+    }
+    items.extend(kept.into_iter().flatten());
 }
 
 impl EntityLine {

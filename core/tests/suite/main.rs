@@ -22,6 +22,7 @@ mod io;
 mod layers;
 mod limits;
 mod memory_mcp;
+mod memory_mcp_file;
 mod merge;
 mod metadata;
 mod profiles;

@@ -214,3 +214,17 @@ fn unknown_profiles_and_tools_are_refused_by_name() {
         "a refused change changes nothing"
     );
 }
+
+/// A schema lists only what works: an argument the server always refuses (`redactPii`:
+/// it does not redact) is not listed, though a call that gives it is still refused.
+#[test]
+fn no_listing_offers_an_argument_that_is_always_refused() {
+    for profile in ["memory-mcp", "all"] {
+        let listed = listing(profile, "");
+        let export = (listed["tools"].as_array().expect("tools").iter())
+            .find(|t| t["name"] == "export_graph")
+            .expect("export_graph is listed");
+        let text = export["inputSchema"].to_string();
+        assert!(!text.contains("redactPii\":{"), "{profile}: {text}");
+    }
+}

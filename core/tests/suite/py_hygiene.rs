@@ -374,10 +374,10 @@ fn execute_moves_observations_and_relates_in_one_record_that_survives_a_restart(
         assert_eq!(
             got,
             [
-                ("incoming", "parte_de", "Diary - Cooking"),
-                ("incoming", "parte_de", "Diary - Database"),
-                ("outgoing", "contiene", "Diary - Cooking"),
-                ("outgoing", "contiene", "Diary - Database"),
+                ("from", "contiene", "Diary - Cooking"),
+                ("from", "contiene", "Diary - Database"),
+                ("to", "parte_de", "Diary - Cooking"),
+                ("to", "parte_de", "Diary - Database"),
             ]
             .map(|(d, r, t)| (d.to_string(), r.to_string(), t.to_string()))
         );
@@ -405,8 +405,8 @@ fn execute_relates_the_parent_given() {
     assert_eq!(
         got,
         [
-            ("incoming", "contiene", "Kitchen"),
-            ("outgoing", "parte_de", "Kitchen")
+            ("from", "parte_de", "Kitchen"),
+            ("to", "contiene", "Kitchen")
         ]
         .map(|(d, r, t)| (d.to_string(), r.to_string(), t.to_string()))
     );

@@ -63,6 +63,8 @@ fn merges_into_what_the_memory_has_counting_errors_and_skips_as_the_seed_does() 
         r#"{"type":"entity","name":"Odd","entityType":7,"observations":[]}"#.to_string(),
         r#"{"type":"note","text":"neither"}"#.to_string(),
         entity_line("", "Persona", &["nameless"]),
+        r#"{"type":"entity","entityType":"Persona"}"#.to_string(),
+        r#"{"type":"relation","from":"Ada","to":"Babbage"}"#.to_string(),
         relation_line("Ada", "Babbage", "conoce"),
         relation_line("Ada", "Nobody", "conoce"),
         relation_line("Ada", "Babbage", ""),
@@ -80,9 +82,9 @@ fn merges_into_what_the_memory_has_counting_errors_and_skips_as_the_seed_does() 
     let out = call_ok(&mut m, "migrate", json!({"source_path": "/tmp/old.jsonl"}));
     // Ada gains an observation (and keeps her type), Babbage is new; one relation is new.
     // Errors: the line that is not JSON and the one whose type is a number. Skipped: the
-    // note, the nameless entity, the relation to Nobody, the one without a type, the
-    // repeated relation.
-    assert_eq!(out, counts(2, 1, 2, 5));
+    // note, the entities with an empty name and with none, the relation to Nobody, the
+    // ones with an empty type and with none, the repeated relation.
+    assert_eq!(out, counts(2, 1, 2, 7));
     let opened = call_ok(&mut m, "open_nodes", json!({"names": ["Ada"]}));
     assert_eq!(opened["entities"][0]["entityType"], "Persona");
     let observations: Vec<&str> = (opened["entities"][0]["observations"].as_array())
@@ -92,7 +94,7 @@ fn merges_into_what_the_memory_has_counting_errors_and_skips_as_the_seed_does() 
         .collect();
     assert_eq!(observations, ["wrote the first program", "met Babbage"]);
     let again = call_ok(&mut m, "migrate", json!({"source_path": "/tmp/old.jsonl"}));
-    assert_eq!(again, counts(0, 0, 2, 8));
+    assert_eq!(again, counts(0, 0, 2, 10));
 }
 
 #[test]

@@ -5,7 +5,7 @@
 use crate::common::*;
 use mcp_memory_core::model::Relation;
 use mcp_memory_core::testing::MemLog;
-use mcp_memory_core::tools::mcp_memory_py::{entity_id, relation_id};
+use mcp_memory_core::tools::mcp_memory_py::{entity_id, observation_id, relation_id};
 use serde_json::{Value, json};
 
 /// A memory of profile `mcp-memory-py` with the embedding table, at [`T0`].
@@ -195,9 +195,9 @@ fn create_relations_needs_both_ends_brings_the_inverse_and_reports_what_held() {
         notes["entities"][0]["relations"],
         json!([
             {"id": rid("Ada", "contiene", "Notes"), "relation_type": "contiene", "target_name": "Ada",
-             "direction": "incoming", "context": null, "active": true, "ended_at": null},
+             "direction": "to", "context": null, "active": true, "ended_at": null},
             {"id": rid("Notes", "parte_de", "Ada"), "relation_type": "parte_de", "target_name": "Ada",
-             "direction": "outgoing", "context": "Inversa automática de contiene", "active": true, "ended_at": null},
+             "direction": "from", "context": "Inversa automática de contiene", "active": true, "ended_at": null},
         ])
     );
 }
@@ -245,6 +245,52 @@ fn add_observations_supersedes_and_open_nodes_filters_kinds_and_history() {
         json!({"name": "Nobody", "observations": ["x"]}),
     );
     assert_eq!(err, "name: no entity is named \"Nobody\"");
+}
+
+/// Observation ids are unique in the memory, as the seed's row ids are: an id of Babbage's
+/// observation names none of Ada's, and superseding with it changes nothing (per-entity
+/// ids made it supersede Ada's first observation).
+#[test]
+fn supersedes_with_another_entitys_observation_id_is_refused() {
+    let (mut m, log) = seeded();
+    let opened = call_ok(&mut m, "open_nodes", json!({"names": ["Ada", "Babbage"]}));
+    let ada = &opened["entities"][0]["observations"][0]["id"];
+    let babbage = &opened["entities"][1]["observations"][0]["id"];
+    assert_ne!(ada, babbage);
+    assert_eq!(*ada, json!(observation_id("Ada", 1)));
+    let before = log.records();
+    let err = call_err(
+        &mut m,
+        "add_observations",
+        json!({"name": "Ada", "observations": ["x"], "supersedes": babbage}),
+    );
+    assert!(
+        err.starts_with(&format!(
+            "supersedes: {babbage} is not the id of a current observation of \"Ada\""
+        )),
+        "{err}"
+    );
+    assert_eq!(log.records(), before, "nothing changed");
+    let err = call_err(
+        &mut m,
+        "add_observations",
+        json!({"name": "Ada", "observations": ["x"], "supersedes": 1}),
+    );
+    assert!(err.starts_with("supersedes: 1 is not"), "{err}");
+}
+
+/// The seed's `EntityInput.name` has `min_length=1`.
+#[test]
+fn an_empty_entity_name_is_refused() {
+    let (mut m, log) = seeded();
+    let before = log.records();
+    let err = call_err(
+        &mut m,
+        "create_entities",
+        json!({"entities": [{"name": "Lovelace"}, {"name": ""}]}),
+    );
+    assert_eq!(err, "entities[1].name: a name needs at least one character");
+    assert_eq!(log.records(), before);
 }
 
 #[test]

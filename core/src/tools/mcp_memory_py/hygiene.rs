@@ -22,7 +22,7 @@ use super::vocabulary::{
     ACTIVE, ARCHIVED, CONTAINS, DEFAULT_SPLIT_THRESHOLD, PART_OF, SPLIT_THRESHOLDS,
     TOPIC_STOP_WORDS,
 };
-use super::{answer, named, seed_time};
+use super::{answer, named, observation_id, seed_time};
 use crate::embed::Table;
 use crate::graph::{EntityId, Graph};
 use crate::index::search::text::token_list;
@@ -946,7 +946,7 @@ pub fn find_duplicate_observations(t: Ctx<'_>, a: &Value) -> Result<String, Stri
     let (groups, pairs) = test.clusters(&texts);
     #[derive(Serialize)]
     struct ObservationOut<'a> {
-        observation_id: u32,
+        observation_id: u64,
         content: &'a str,
     }
     #[derive(Serialize)]
@@ -969,7 +969,10 @@ pub fn find_duplicate_observations(t: Ctx<'_>, a: &Value) -> Result<String, Stri
             observations: members
                 .into_iter()
                 .map(|i| ObservationOut {
-                    observation_id: e.facts.get(i).map_or(0, |f| f.id),
+                    observation_id: e
+                        .facts
+                        .get(i)
+                        .map_or(0, |f| observation_id(g.text(e.name), f.id)),
                     content: texts[i],
                 })
                 .collect(),
@@ -1077,7 +1080,7 @@ pub fn consolidation_report(t: Ctx<'_>, a: &Value) -> Result<String, String> {
         .collect();
     #[derive(Serialize)]
     struct FlaggedOut {
-        id: u32,
+        id: u64,
         content_preview: String,
         content_length: usize,
     }
@@ -1106,7 +1109,10 @@ pub fn consolidation_report(t: Ctx<'_>, a: &Value) -> Result<String, String> {
         let list = members
             .into_iter()
             .map(|i| FlaggedOut {
-                id: e.facts.get(from + i).map_or(0, |f| f.id),
+                id: e
+                    .facts
+                    .get(from + i)
+                    .map_or(0, |f| observation_id(g.text(e.name), f.id)),
                 content_preview: preview(texts[i]),
                 content_length: texts[i].chars().count(),
             })

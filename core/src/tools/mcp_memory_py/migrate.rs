@@ -17,6 +17,7 @@
 
 use alloc::format;
 use alloc::string::String;
+use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -147,7 +148,13 @@ fn lines(graph: &Graph, bytes: &[u8]) -> Option<Source> {
     if entities.is_empty() && relations.is_empty() {
         return None;
     }
-    let mut skipped = accepted.skipped;
+    // Lines the reader refuses for a missing or empty name (or relation field) are lines
+    // the seed skips; the others are its errors.
+    let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+    let seed_skipped = (accepted.refused.iter())
+        .filter(|&&n| lines.get(n - 1).is_some_and(|l| seed_skips(l)))
+        .count();
+    let mut skipped = accepted.skipped + seed_skipped;
     let before = entities.len();
     entities.retain(|e| !e.name.is_empty());
     skipped += before - entities.len();
@@ -162,7 +169,29 @@ fn lines(graph: &Graph, bytes: &[u8]) -> Option<Source> {
     let graph = Graph::replay(&accepted.parsed.records()).ok()?.graph;
     Some(Source {
         graph,
-        errors: accepted.refused.len(),
+        errors: accepted.refused.len() - seed_skipped,
         skipped,
     })
+}
+
+/// Whether the seed's migrate skips `line` rather than counting it an error: an entity
+/// without a name, or a relation without `from`, `to` or `relationType` (missing or
+/// falsy, as its `if not record.get(key)` reads them).
+fn seed_skips(line: &[u8]) -> bool {
+    let Ok(Value::Object(o)) = serde_json::from_slice::<Value>(line) else {
+        return false;
+    };
+    let falsy = |key: &str| match o.get(key) {
+        None | Some(Value::Null) => true,
+        Some(Value::Bool(b)) => !b,
+        Some(Value::Number(n)) => n.as_f64() == Some(0.0),
+        Some(Value::String(s)) => s.is_empty(),
+        Some(Value::Array(a)) => a.is_empty(),
+        Some(Value::Object(m)) => m.is_empty(),
+    };
+    match o.get("type").and_then(Value::as_str) {
+        Some("entity") => falsy("name"),
+        Some("relation") => ["from", "to", "relationType"].into_iter().any(falsy),
+        _ => false,
+    }
 }

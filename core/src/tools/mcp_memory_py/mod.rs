@@ -65,6 +65,32 @@ pub fn relation_id(r: &Relation<'_>) -> u64 {
     content_id(&[r.from, r.relation_type, r.to])
 }
 
+/// The id of observation `fact` (its number in the entity) of the entity called `entity`:
+/// unique in the memory, as the seed's (its table's row ids) are, so an id taken from
+/// another entity's observations names none of this one's.
+pub fn observation_id(entity: &str, fact: u32) -> u64 {
+    content_id(&[entity, "observation", &fact.to_string()])
+}
+
+/// The current observation of entity `id` that `supersedes` names: its id as this surface
+/// shows it ([`observation_id`]) or its exact text.
+fn superseded(g: &Graph, id: EntityId, supersedes: &Value) -> Result<u32, String> {
+    let Some(wanted) = supersedes.as_u64() else {
+        return crate::tools::rules::superseded(g, id, "supersedes", supersedes);
+    };
+    let e = g.entity(id);
+    let name = g.text(e.name);
+    e.facts
+        .iter()
+        .find(|f| observation_id(name, f.id) == wanted)
+        .map(|f| f.id)
+        .ok_or_else(|| {
+            format!(
+                "supersedes: {wanted} is not the id of a current observation of {name:?} (open_nodes shows them)"
+            )
+        })
+}
+
 /// A time as the seed shows it (SQLite's `datetime('now')`: `2026-11-27 22:38:11`, UTC),
 /// or `null` when not known.
 pub fn seed_time(ms: Millis) -> Option<String> {
@@ -142,6 +168,12 @@ struct CreateEntities<'a> {
 /// seed overwrites both with the defaults when they are left out). One item per name.
 pub fn create_entities(t: Ctx<'_>, a: &Value) -> Result<Plan, String> {
     let items = parse::<CreateEntities>(a)?.entities;
+    // The seed's EntityInput: `name: str = Field(..., min_length=1)`.
+    if let Some(i) = items.iter().position(|e| e.name.is_empty()) {
+        return Err(format!(
+            "entities[{i}].name: a name needs at least one character"
+        ));
+    }
     let g = t.graph;
     let entities: Vec<Entity<'_>> = items
         .iter()
@@ -345,7 +377,7 @@ pub fn add_observations(t: Ctx<'_>, a: &Value) -> Result<Plan, String> {
                     args.observations.len()
                 ));
             }
-            crate::tools::rules::superseded(g, id, "supersedes", target)?
+            superseded(g, id, target)?
         }
         None => 0,
     };
@@ -477,13 +509,13 @@ struct OpenArgs<'a> {
     include_superseded: bool,
 }
 
-/// An observation as the seed's open_nodes shows it (its id is the entity's own).
+/// An observation as the seed's open_nodes shows it, with its id ([`observation_id`]).
 #[derive(Serialize)]
 struct ObservationOut<'a> {
-    id: u32,
+    id: u64,
     content: &'a str,
     kind: &'a str,
-    supersedes: Option<u32>,
+    supersedes: Option<u64>,
     superseded_at: Option<String>,
     created_at: Option<String>,
 }
@@ -558,6 +590,7 @@ struct OpenedOut<'a> {
 /// ones when asked), its relations both ways (ended ones too), its reflections.
 fn opened<'g>(g: &'g Graph, id: EntityId, args: &OpenArgs<'_>) -> OpenedOut<'g> {
     let e = g.entity(id);
+    let name = g.text(e.name);
     let state = g.entity_state(e);
     let observations = state
         .facts
@@ -570,10 +603,10 @@ fn opened<'g>(g: &'g Graph, id: EntityId, args: &OpenArgs<'_>) -> OpenedOut<'g> 
             kinds.is_none_or(|k| k.contains(&kind))
         })
         .map(|f| ObservationOut {
-            id: f.id,
+            id: observation_id(name, f.id),
             content: f.text,
             kind: f.kind.unwrap_or("generic"),
-            supersedes: (f.supersedes != 0).then_some(f.supersedes),
+            supersedes: (f.supersedes != 0).then(|| observation_id(name, f.supersedes)),
             superseded_at: seed_time(f.superseded),
             created_at: seed_time(f.created),
         })
@@ -585,7 +618,7 @@ fn opened<'g>(g: &'g Graph, id: EntityId, args: &OpenArgs<'_>) -> OpenedOut<'g> 
             id: relation_id(&text),
             relation_type: text.relation_type,
             target_name: if outgoing { text.to } else { text.from },
-            direction: if outgoing { "outgoing" } else { "incoming" },
+            direction: if outgoing { "from" } else { "to" },
             context: r.context.map(|c| g.text(c)),
             active: ended == 0,
             ended_at: seed_time(ended),
