@@ -6,16 +6,19 @@
 //! one MCP message.
 //!
 //! Modules form layers; a module uses only modules of lower layers (ARCHITECTURE.md,
-//! checked by `tests/layers.rs`):
+//! checked by `tests/suite/layers.rs`):
 //!
 //! 1. `hash`, `intern`, `json`, `frame`, `log`, `model`, `record`, `filelog`, `time`,
-//!    `embed` — bytes, strings, times, storage and text embeddings;
+//!    `embed`, `sidefiles` — bytes, strings, times, storage and text embeddings;
 //! 2. `graph` — the graph and its snapshot as records;
 //! 3. `index` (substring and ranked search), `jsonl` (the reference's file format),
 //!    `seedlog` (the Rust seed's binary log);
-//! 4. `memory` (graph + indexes + log), `verify`;
-//! 5. `tools` — the tool catalog, argument validation, the tools;
+//! 4. `memory` (graph + indexes + log), `verify`, `capabilities` (merge, walk, rank, draw);
+//! 5. `tools` — the tool catalog, argument validation, each surface's tools;
 //! 6. `mcp` — JSON-RPC/MCP messages and sessions (`Server`).
+//!
+//! Public are the modules the hosts, tests, benches and fuzz targets use; `hash`, `intern`,
+//! `seedlog` and `capabilities` are the engine's own.
 //!
 //! With the `testing` feature, [`testing`] holds in-memory logs and disks for tests.
 //!
@@ -38,14 +41,14 @@
 
 extern crate alloc;
 
-pub mod capabilities;
+mod capabilities;
 pub mod embed;
 pub mod filelog;
 pub mod frame;
 pub mod graph;
-pub mod hash;
+mod hash;
 pub mod index;
-pub mod intern;
+mod intern;
 pub mod json;
 pub mod jsonl;
 pub mod log;
@@ -53,7 +56,7 @@ pub mod mcp;
 pub mod memory;
 pub mod model;
 pub mod record;
-pub mod seedlog;
+mod seedlog;
 pub mod sidefiles;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
