@@ -313,12 +313,13 @@ pub fn check_exchange(line: &str, incoming: &Incoming, out: &[String]) -> Exchan
 }
 
 /// The tools whose text is a seed's bare answer that structuredContent, always an object,
-/// wraps: the TypeScript server's `get_parent` answers the parent entity (or null).
-const WRAPPED: &[&str] = &["get_parent"];
+/// wraps under a key: the TypeScript server's `get_parent` answers the parent entity (or
+/// null), structuredContent `{"parent": …}`.
+const WRAPPED: &[(&str, &str)] = &[("get_parent", "parent")];
 
 /// A `CallToolResult` of the tool `name`: one text item; a failure has `isError: true` and
 /// nothing else, a success has structuredContent and, when its text is a JSON object, the
-/// same value (unless the tool is one of [`WRAPPED`]).
+/// same value (for one of [`WRAPPED`], under its key).
 pub fn check_tool_result(name: &Value, result: &Value) {
     let content = result["content"]
         .as_array()
@@ -344,8 +345,11 @@ pub fn check_tool_result(name: &Value, result: &Value) {
     assert!(structured.is_object(), "{result}");
     if let Ok(parsed) = serde_json::from_str::<Value>(text)
         && parsed.is_object()
-        && !WRAPPED.iter().any(|w| name == w)
     {
-        assert_eq!(&parsed, structured, "text and structuredContent differ");
+        let content = match WRAPPED.iter().find(|(tool, _)| name == tool) {
+            Some((_, key)) => &structured[key],
+            None => structured,
+        };
+        assert_eq!(&parsed, content, "text and structuredContent differ");
     }
 }

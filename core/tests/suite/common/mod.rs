@@ -206,12 +206,15 @@ pub fn call_ok<L: Log>(memory: &mut Server<L>, tool: &str, args: Value) -> Value
     assert_eq!(content.len(), 1);
     assert_eq!(content[0]["type"], "text");
     let text = content[0]["text"].as_str().expect("text");
-    // The TypeScript server's get_parent answers the bare parent; structuredContent wraps it.
-    if let Ok(parsed @ Value::Object(_)) = serde_json::from_str::<Value>(text)
-        && tool != "get_parent"
-    {
+    if let Ok(parsed @ Value::Object(_)) = serde_json::from_str::<Value>(text) {
+        // The TypeScript server's get_parent answers the bare parent; structuredContent
+        // wraps it.
+        let content = match tool {
+            "get_parent" => &result["structuredContent"]["parent"],
+            _ => &result["structuredContent"],
+        };
         assert_eq!(
-            parsed, result["structuredContent"],
+            &parsed, content,
             "{tool}: text and structuredContent differ"
         );
     }
