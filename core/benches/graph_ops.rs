@@ -38,13 +38,7 @@ fn main() {
 
 /// What the tool functions read, from a server (the uses they note are dropped).
 fn ctx<'a>(m: &'a Server<MemLog>, uses: &'a Uses) -> Ctx<'a> {
-    Ctx {
-        graph: m.memory().graph(),
-        indexes: m.memory().indexes(),
-        by: Default::default(),
-        now: 0,
-        uses,
-    }
+    Ctx::of(m.memory(), Default::default(), 0, uses)
 }
 
 fn timings(layout: &str, ends: impl Fn(usize, usize) -> (usize, usize)) {

@@ -63,26 +63,56 @@ struct RelationRow {
 
 struct ReflectionRow {
     target: (String, Option<String>, Option<(String, String, String)>),
+    /// Whether its target is gone from the database (kept by its old id).
+    dangling: bool,
     author: String,
     mood: Option<String>,
     content: String,
     created: Millis,
 }
 
-/// Reads the database at `path` (read-only) into a memory log file.
+/// The files SQLite keeps beside a database in WAL mode.
+const SIDE_FILES: [&str; 2] = ["-wal", "-shm"];
+
+/// The side file `suffix` of the database at `path`.
+fn side_file(path: &Path, suffix: &str) -> std::path::PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    name.into()
+}
+
+/// Reads the database at `path` (read-only) into a memory log file, leaving nothing
+/// beside it that was not there: the side files a read-only connection makes for a
+/// database in WAL mode are removed once it is closed (those a server of the database
+/// keeps stay).
 pub fn read(path: &Path) -> Result<Read> {
+    let made: Vec<std::path::PathBuf> = SIDE_FILES
+        .iter()
+        .map(|s| side_file(path, s))
+        .filter(|p| !p.exists())
+        .collect();
     let db = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
         .with_context(|| format!("cannot open {} as a SQLite database", path.display()))?;
+    let read = read_from(&db, path);
+    db.close().map_err(|(_, e)| e)?;
+    for p in made.iter().filter(|p| p.exists()) {
+        std::fs::remove_file(p).with_context(|| format!("cannot remove {}", p.display()))?;
+    }
+    read
+}
+
+/// [`read`] of the open database `db`.
+fn read_from(db: &Connection, path: &Path) -> Result<Read> {
     let tables: Vec<String> = db
         .prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")?
         .query_map([], |r| r.get(0))?
         .collect::<rusqlite::Result<_>>()?;
     let has = |t: &str| tables.iter().any(|x| x == t);
     let (what, entities, relations, reflections) = if has("entity") && has("type_dict") {
-        let (e, r) = rust_seed(&db)?;
+        let (e, r) = rust_seed(db)?;
         ("the Rust mcp-memory 3.x database", e, r, Vec::new())
     } else if has("entities") && has("observations") {
-        let (e, r, x) = python_seed(&db)?;
+        let (e, r, x) = python_seed(db)?;
         ("the Python MCP Memory v2 database", e, r, x)
     } else {
         bail!(
@@ -92,6 +122,7 @@ pub fn read(path: &Path) -> Result<Read> {
     };
     let skipped: Vec<String> = [
         "entity_embeddings",
+        "reflection_embeddings",
         "entity_access",
         "entity_access_log",
         "co_occurrences",
@@ -102,10 +133,17 @@ pub fn read(path: &Path) -> Result<Read> {
     .iter()
     .filter(|t| has(t))
     .map(|t| {
-        let n: i64 = db
-            .query_row(&format!("SELECT count(*) FROM \"{t}\""), [], |r| r.get(0))
-            .unwrap_or(0);
-        format!("{t} ({n} rows)")
+        // sqlite-vec's tables read only with the extension; their rows are listed in a
+        // plain table beside them.
+        let count = |table: &str| {
+            db.query_row(&format!("SELECT count(*) FROM \"{table}\""), [], |r| {
+                r.get::<_, i64>(0)
+            })
+        };
+        match count(t).or_else(|_| count(&format!("{t}_rowids"))) {
+            Ok(n) => format!("{t} ({n} rows)"),
+            Err(_) => format!("{t} (rows not counted)"),
+        }
     })
     .collect();
     let observations: usize = entities.iter().map(|e| e.facts.len()).sum();
@@ -115,6 +153,12 @@ pub fn read(path: &Path) -> Result<Read> {
         relations.len(),
         reflections.len()
     );
+    let dangling = reflections.iter().filter(|r| r.dangling).count();
+    if dangling > 0 {
+        summary.push_str(&format!(
+            " ({dangling} about an entity or relation the database no longer holds, kept about it by its old id)"
+        ));
+    }
     if !skipped.is_empty() {
         summary.push_str(&format!(
             "; skipped (not memory: embeddings are recomputed, access statistics and search logs are not kept): {}",
@@ -394,29 +438,37 @@ fn python_seed(db: &Connection) -> Result<PythonSeed> {
             |r| {
                 let kind: String = r.get(0)?;
                 let target_id: Option<i64> = r.get(1)?;
-                let target = match kind.as_str() {
-                    "entity" => (kind.clone(), name(target_id), None),
-                    "relation" => (
-                        kind.clone(),
-                        None,
-                        target_id.and_then(|id| triples.get(&id).cloned()),
-                    ),
-                    "session" => (
-                        target_id.map_or_else(|| "session".into(), |id| id.to_string()),
-                        None,
-                        None,
-                    ),
-                    _ => ("global".into(), None, None),
+                // A target the database no longer holds (deleted, or never there) is
+                // kept as what the reflection was about, by its old id.
+                let gone = |what: &str| match target_id {
+                    Some(id) => format!("#{id} ({what} the database no longer holds)"),
+                    None => format!("({what} the database does not name)"),
                 };
-                // A target that no longer exists leaves the reflection about the whole memory.
-                let target = match target {
-                    (k, None, None) if k == "entity" || k == "relation" => {
-                        ("global".into(), None, None)
-                    }
-                    t => t,
+                let (target, dangling) = match kind.as_str() {
+                    "entity" => match name(target_id) {
+                        Some(n) => ((kind.clone(), Some(n), None), false),
+                        None => ((kind.clone(), Some(gone("an entity")), None), true),
+                    },
+                    "relation" => match target_id.and_then(|id| triples.get(&id).cloned()) {
+                        Some(t) => ((kind.clone(), None, Some(t)), false),
+                        None => {
+                            let t = (gone("a relation"), gone("a relation"), String::from("?"));
+                            ((kind.clone(), None, Some(t)), true)
+                        }
+                    },
+                    "session" => (
+                        (
+                            target_id.map_or_else(|| "session".into(), |id| id.to_string()),
+                            None,
+                            None,
+                        ),
+                        false,
+                    ),
+                    _ => (("global".into(), None, None), false),
                 };
                 reflections.push(ReflectionRow {
                     target,
+                    dangling,
                     author: r.get(2)?,
                     content: r.get(3)?,
                     mood: r.get(4)?,

@@ -418,10 +418,13 @@ def superset_matches(expected, got):
             if not matches(want, have):
                 return False
             continue
-        key = lambda e: json.dumps(e, sort_keys=True)
-        first = hs["entities"][: len(ws["entities"])]
-        if sorted(map(key, first)) != sorted(map(key, ws["entities"])):
-            return False
+        # The same entities in any order ("$any" matching any value, as in `matches`).
+        first = list(hs["entities"][: len(ws["entities"])])
+        for e in ws["entities"]:
+            at = next((i for i, h in enumerate(first) if matches(e, h)), None)
+            if at is None:
+                return False
+            first.pop(at)
         names = {e["name"] for e in ws["entities"]}
         if any(e["name"] in names for e in hs["entities"][len(ws["entities"]) :]):
             return False

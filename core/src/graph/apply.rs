@@ -58,14 +58,15 @@ impl Graph {
                 }
             }
             Op::DeleteEntities(names) => {
-                names.iter().for_each(|n| self.remove_named(n, observer));
+                names.iter().for_each(|n| self.delete_named(n, observer));
                 self.repack_if_sparse(observer);
             }
             Op::DeleteObservations(list) => list
                 .iter()
                 .for_each(|o| self.remove_observations(o, at, observer)),
             Op::DeleteRelations(list) => {
-                list.iter().for_each(|r| self.remove_triple(r, None));
+                // Deleting a triple deletes its history too (its ended relations).
+                list.iter().for_each(|r| self.unrelate(r));
                 self.repack_if_sparse(observer);
             }
             Op::Reserved(never) => match *never {},
@@ -450,14 +451,21 @@ impl Graph {
         ids
     }
 
+    /// Deletes the entities called `name` with every relation at them, holding or ended.
+    fn delete_named(&mut self, name: &str, observer: &mut impl Observer) {
+        self.remove_named(name, observer);
+        if let Some(sym) = self.strings.lookup(name) {
+            self.drop_ended(|r| r.from == sym || r.to == sym);
+        }
+    }
+
     /// Removes every trace of `name` from the graph: its entities and relations, its ended
     /// relations, the reflections about it or its relations, and parent links to it.
     fn forget(&mut self, name: &str, observer: &mut impl Observer) {
-        self.remove_named(name, observer);
+        self.delete_named(name, observer);
         let Some(sym) = self.strings.lookup(name) else {
             return;
         };
-        self.drop_ended(|r| r.from == sym || r.to == sym);
         let mut released = Vec::new();
         self.reflections.retain(|r| {
             let keep = match r.target {

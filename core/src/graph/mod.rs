@@ -358,6 +358,24 @@ impl Graph {
             .is_some_and(|sym| self.by_endpoint.contains_key(sym))
     }
 
+    /// Whether a relation with this triple ended (it is history).
+    pub fn has_ended(&self, from: &str, to: &str, relation_type: &str) -> bool {
+        self.triple(from, to, relation_type).is_some_and(|key| {
+            self.ended
+                .iter()
+                .any(|e| [e.relation.from, e.relation.to, e.relation.relation_type] == key)
+        })
+    }
+
+    /// Whether a relation that ended started or ended at this name.
+    pub fn has_ended_at(&self, name: &str) -> bool {
+        self.strings.lookup(name).is_some_and(|sym| {
+            self.ended
+                .iter()
+                .any(|e| e.relation.from == sym || e.relation.to == sym)
+        })
+    }
+
     /// How many relations start or end at this name (its degree).
     pub fn degree(&self, name: Sym) -> usize {
         self.by_endpoint.get(name).map_or(0, Vec::len)

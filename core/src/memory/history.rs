@@ -312,13 +312,20 @@ impl Journal {
             return Ok(Err(Refused(format!("change {id} cannot be undone: {why}"))));
         }
         let before = self.replay(target.index)?;
-        // Deleting an entity took every relation at it along.
+        // Deleting an entity took every relation at it along, holding or ended.
         for &name in &footprint.removed {
             let syms = before.strings().lookup(name);
             for rid in before.relations_touching(syms) {
                 footprint
                     .relations
                     .insert(triple(&before.relation_text(before.relation(rid))));
+            }
+            for e in before.ended() {
+                if syms.is_some_and(|s| e.relation.from == s || e.relation.to == s) {
+                    footprint
+                        .relations
+                        .insert(triple(&before.relation_text(&e.relation)));
+                }
             }
         }
         // Nothing later changed what it touched, so `current` shows those as it left them.

@@ -8,7 +8,7 @@ mod store;
 mod usage;
 
 pub use store::Store;
-pub use usage::USES_EVERY;
+pub use usage::{Pending, USES_EVERY};
 
 use alloc::format;
 use alloc::string::{String, ToString};

@@ -5,7 +5,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::history::{ChangeId, Journal, Refused};
-use super::{Change, Error, Forgotten, Memory};
+use super::{Change, Error, Forgotten, Memory, Pending};
 use crate::graph::Graph;
 use crate::index::Indexes;
 use crate::log::{Intent, Log, LogError};
@@ -44,6 +44,8 @@ pub trait Store {
     ) -> Result<Result<(), Refused>, Error>;
     /// [`Memory::note_uses`].
     fn note_uses(&mut self, groups: Vec<Vec<String>>, at: Millis);
+    /// The uses noted and not logged yet, which reads count at once.
+    fn unlogged(&self) -> &Pending;
     /// The file the user names at `path`, read by the host ([`Log::read_named`]).
     fn read_named(&mut self, path: &str) -> Result<Vec<u8>, LogError>;
 }
@@ -86,6 +88,9 @@ impl<L: Log> Store for Memory<L> {
     }
     fn note_uses(&mut self, groups: Vec<Vec<String>>, at: Millis) {
         Memory::note_uses(self, groups, at);
+    }
+    fn unlogged(&self) -> &Pending {
+        &self.uses
     }
     fn read_named(&mut self, path: &str) -> Result<Vec<u8>, LogError> {
         self.log_mut().read_named(path)

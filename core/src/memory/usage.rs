@@ -8,6 +8,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::{DAY_MS, Error, LogOp, Memory};
+use crate::graph::{Graph, Use};
+use crate::intern::Sym;
 use crate::log::Log;
 use crate::model::{Access, CoUse, Millis, Usage};
 use crate::record::{Op, Record};
@@ -18,9 +20,10 @@ pub const USES_EVERY: Millis = 1000;
 /// Most entities of one group whose pairs are counted (a group of `n` makes `n(n-1)/2`).
 const MAX_GROUP_PAIRS: usize = 50;
 
-/// Uses not logged yet, by name (and day), in the order a record lists them.
+/// Uses not logged yet, by name (and day), in the order a record lists them. Reads count
+/// them at once ([`Pending::usage_of`]); only their logging waits.
 #[derive(Debug, Default)]
-pub(super) struct Pending {
+pub struct Pending {
     accesses: BTreeMap<(String, u32), (u32, Millis)>,
     pairs: BTreeMap<(String, String), (u32, Millis)>,
     /// When the oldest of them was noted (host time). A record is due [`USES_EVERY`] after
@@ -57,6 +60,54 @@ impl Pending {
 
     fn is_empty(&self) -> bool {
         self.accesses.is_empty() && self.pairs.is_empty()
+    }
+
+    /// The uses of the entities named `name` in `graph`: those logged and those noted
+    /// since, counted as logging them will count them.
+    pub fn usage_of(&self, graph: &Graph, name: Sym) -> Option<Use> {
+        let logged = graph.usage(name);
+        if self.is_empty() {
+            return logged.cloned();
+        }
+        let text = graph.text(name);
+        let mut u = logged.cloned().unwrap_or_default();
+        let mut noted = false;
+        for ((_, day), &(count, last)) in self
+            .accesses
+            .range((String::from(text), 0)..=(String::from(text), u32::MAX))
+        {
+            noted = true;
+            match u.days.binary_search_by_key(day, |d| d.0) {
+                Ok(i) => u.days[i].1 = u.days[i].1.saturating_add(count),
+                Err(i) => u.days.insert(i, (*day, count)),
+            }
+            u.last = u.last.max(last);
+        }
+        let live = |n: &str| {
+            graph
+                .strings()
+                .lookup(n)
+                .filter(|&s| !graph.named(n).is_empty() && s != name)
+        };
+        for ((a, b), &(count, last)) in &self.pairs {
+            let other = match (a.as_str() == text, b.as_str() == text) {
+                (true, false) => live(b),
+                (false, true) => live(a),
+                _ => None,
+            };
+            let Some(other) = other else {
+                continue;
+            };
+            noted = true;
+            match u.with.iter_mut().find(|(s, ..)| *s == other) {
+                Some(pair) => {
+                    pair.1 = pair.1.saturating_add(count);
+                    pair.2 = pair.2.max(last);
+                }
+                None => u.with.push((other, count, last)),
+            }
+        }
+        (noted || logged.is_some()).then_some(u)
     }
 
     fn usage(&self) -> Usage<'_> {

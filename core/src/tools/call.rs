@@ -13,7 +13,7 @@ use super::validate::{Issue, Problem};
 use super::{Answer, Catalog, Ctx, Plan, Run, Uses, args, limits};
 use crate::index::Indexes;
 use crate::log::Intent;
-use crate::memory::{Error, LogOp, Store};
+use crate::memory::{Error, LogOp, Pending, Store};
 use crate::model::{Millis, Provenance};
 use crate::time;
 
@@ -180,13 +180,14 @@ fn as_of(
     };
     let indexes = Indexes::default();
     // What the past's graph returns is not a use of the present's.
-    let uses = Uses::default();
+    let (uses, unlogged) = (Uses::default(), Pending::default());
     let ctx = Ctx {
         graph: &graph,
         indexes: &indexes,
         by,
         now: at,
         uses: &uses,
+        unlogged: &unlogged,
     };
     let read = match run {
         Run::Read(f) => f(ctx, arguments),

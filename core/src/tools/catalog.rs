@@ -90,10 +90,11 @@ impl Catalog {
                 let joint = either["tools"]
                     .as_array_mut()
                     .and_then(|defs| defs.iter_mut().find(|d| d["name"] == name));
-                match joint {
-                    Some(joint) if both => listed.push(joint.take()),
-                    _ => listed.push(def.clone()),
-                }
+                let def = match joint {
+                    Some(joint) if both => joint.take(),
+                    _ => def.clone(),
+                };
+                listed.push(listing(def, selection.lists_as_seed()));
             }
             listed
         };
@@ -129,6 +130,18 @@ impl Catalog {
         for (tool, schema) in self.selected(name) {
             let mut issues = Vec::new();
             validate::check(schema, Some(arguments), &mut Vec::new(), &mut issues);
+            // The Python seed refuses an argument its tool does not take (FastMCP's
+            // validation); the others pass it by.
+            if tool.dialect == Dialect::McpMemoryPy
+                && let (Some(given), Some(props)) =
+                    (arguments.as_object(), schema["properties"].as_object())
+            {
+                let unexpected = given.keys().filter(|k| !props.contains_key(*k));
+                issues.extend(unexpected.map(|k| Issue {
+                    path: alloc::vec![validate::Seg::Key(k.clone())],
+                    problem: validate::Problem::Unexpected,
+                }));
+            }
             let misfit = issues.len() + undeclared(schema, arguments);
             if best.as_ref().is_none_or(|(_, _, b)| misfit < *b) {
                 best = Some((tool, issues, misfit));
@@ -143,6 +156,59 @@ impl Catalog {
 impl Default for Catalog {
     fn default() -> Self {
         Catalog::new(&Selection::new("all", "").expect("profile all exists"))
+    }
+}
+
+/// Marks a property a tool takes but does not list (`"x-unlisted": true`): what a caller
+/// may ask for beyond what most need, kept out of every agent's context.
+const UNLISTED: &str = "x-unlisted";
+
+/// Definition `def` as `tools/list` shows it, for an agent that pays for every byte in
+/// its context: without its unlisted properties, the output schema's descriptions (the
+/// input's tell what the tool does), `execution` (its one value here, `forbidden`, is
+/// what its absence means) and `$schema` (the schemas use only keywords that mean the same
+/// in draft-07 and in 2020-12, MCP's default: `same_in_both_drafts`); and as a seed's
+/// server lists its tools when `as_seed`: name, description and input schema.
+fn listing(mut def: Value, as_seed: bool) -> Value {
+    drop_unlisted(&mut def["inputSchema"]);
+    let Some(fields) = def.as_object_mut() else {
+        return def;
+    };
+    if let Some(output) = fields.get_mut("outputSchema") {
+        drop_descriptions(output);
+    }
+    for schema in ["inputSchema", "outputSchema"] {
+        if let Some(schema) = fields.get_mut(schema).and_then(Value::as_object_mut) {
+            schema.remove("$schema");
+        }
+    }
+    fields.remove("execution");
+    if as_seed {
+        fields.retain(|k, _| matches!(k.as_str(), "name" | "description" | "inputSchema"));
+    }
+    def
+}
+
+/// Removes every `description` from `schema`, at any depth.
+fn drop_descriptions(schema: &mut Value) {
+    match schema {
+        Value::Object(map) => {
+            map.retain(|k, v| !(k == "description" && v.is_string()));
+            map.values_mut().for_each(drop_descriptions);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_descriptions),
+        _ => {}
+    }
+}
+
+/// Removes the properties marked [`UNLISTED`] from `schema`, at any depth.
+fn drop_unlisted(schema: &mut Value) {
+    if let Some(props) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+        props.retain(|_, p| p.get(UNLISTED).is_none());
+        props.values_mut().for_each(drop_unlisted);
+    }
+    if let Some(items) = schema.get_mut("items") {
+        drop_unlisted(items);
     }
 }
 
@@ -180,5 +246,38 @@ mod tests {
             assert_eq!(defined, rows, "{:?}", surface.dialect);
         }
         assert!(SURFACES.iter().any(|s| s.dialect == Dialect::Reference));
+    }
+
+    /// Listings leave `$schema` out, so every schema must mean the same in draft-07 (what
+    /// the definitions were written in) and in 2020-12 (what MCP assumes without one): no
+    /// keyword whose meaning changed between them.
+    #[test]
+    fn same_in_both_drafts() {
+        fn walk(schema: &Value, at: &str) {
+            match schema {
+                Value::Object(map) => {
+                    for changed in ["$ref", "definitions", "dependencies", "additionalItems"] {
+                        assert!(!map.contains_key(changed), "{at}: {changed}");
+                    }
+                    assert!(
+                        !map.get("items").is_some_and(Value::is_array),
+                        "{at}: items as a list"
+                    );
+                    for k in ["exclusiveMinimum", "exclusiveMaximum"] {
+                        assert!(!map.get(k).is_some_and(Value::is_boolean), "{at}: {k}");
+                    }
+                    map.iter().for_each(|(k, v)| walk(v, &format!("{at}/{k}")));
+                }
+                Value::Array(items) => items.iter().for_each(|v| walk(v, at)),
+                _ => {}
+            }
+        }
+        for surface in SURFACES {
+            for def in (surface.definitions)() {
+                walk(&def, def["name"].as_str().unwrap_or_default());
+            }
+        }
+        let either: Value = serde_json::from_str(EITHER_JSON).expect("either.json");
+        walk(&either, "either.json");
     }
 }

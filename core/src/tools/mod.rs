@@ -35,9 +35,11 @@ use alloc::vec::Vec;
 use serde_json::Value;
 
 use crate::graph::Graph;
+use crate::graph::Use;
 use crate::index::vectors::VectorIndex;
 use crate::index::{Indexes, NoTable, TABLE_HOWTO};
-use crate::memory::{Change, Store};
+use crate::intern::Sym;
+use crate::memory::{Change, Pending, Store};
 use crate::model::{Millis, Provenance};
 pub use call::{Call, Called, Done};
 pub use catalog::Catalog;
@@ -55,6 +57,8 @@ pub struct Ctx<'a> {
     pub now: Millis,
     /// Where the call notes the entities it returned (the usage counts salience reads).
     pub uses: &'a Uses,
+    /// The uses noted by earlier calls and not logged yet.
+    pub unlogged: &'a Pending,
 }
 
 impl<'a> Ctx<'a> {
@@ -67,7 +71,14 @@ impl<'a> Ctx<'a> {
             by,
             now: memory.change_time(now),
             uses,
+            unlogged: memory.unlogged(),
         }
+    }
+
+    /// The uses of the entities named `name`, those of every earlier call included (only
+    /// their logging waits).
+    pub fn usage(&self, name: Sym) -> Option<Use> {
+        self.unlogged.usage_of(self.graph, name)
     }
 
     /// The entities' vectors, or the error saying there is no embedding table (the words

@@ -87,7 +87,7 @@ impl Profile {
     }
 
     /// Whether the profile answers in `tool`'s shape where its name has several: `all` in
-    /// every one but the Python seed's of the nine (a call to one of the nine must get the
+    /// every one but the seeds' of the nine (a call to one of the nine must get the
     /// reference's answer, and the seed's shapes take what the reference refuses), a seed's
     /// profile in its seed's where it has one (else ours), the others in ours.
     fn takes(self, tool: Tool) -> bool {
@@ -98,7 +98,10 @@ impl Profile {
         }
         let ours = matches!(tool.dialect, Dialect::Reference | Dialect::Ours);
         match (self, self.seed()) {
-            (Profile::All, _) => !(tool.dialect == Dialect::McpMemoryPy && NINE.contains(&name)),
+            (Profile::All, _) => {
+                let seed = matches!(tool.dialect, Dialect::McpMemoryPy | Dialect::MemoryMcp);
+                !(seed && NINE.contains(&name))
+            }
             (_, Some(seed)) if twins().any(|t| t.dialect == seed) => tool.dialect == seed,
             _ => ours,
         }
@@ -136,14 +139,27 @@ impl Selection {
                 selected.extend(all().filter(|&t| t.def.name == name && profile.takes(t)));
             }
         }
-        // In listing order, whatever order the adjustments came in.
-        let tools = all().filter(|t| selected.contains(t)).collect();
+        // In listing order, whatever order the adjustments came in: the nine first, in
+        // the reference's order (whichever shape of each), then the rest as surfaces list
+        // them.
+        let mut tools: Vec<Tool> = all().filter(|t| selected.contains(t)).collect();
+        let nine_first = |t: &Tool| {
+            NINE.iter()
+                .position(|&n| n == t.def.name)
+                .unwrap_or(NINE.len())
+        };
+        tools.sort_by_key(nine_first);
         Ok(Selection { profile, tools })
     }
 
     /// The tools selected, in listing order.
     pub fn tools(&self) -> &[Tool] {
         &self.tools
+    }
+
+    /// Whether the tools are listed as a seed's server lists them (its profile).
+    pub fn lists_as_seed(&self) -> bool {
+        self.profile.seed().is_some()
     }
 
     /// Whether this is exactly the reference's nine, unadjusted: listed as it lists them.

@@ -48,6 +48,8 @@ pub enum Problem {
         /// The limit.
         max: usize,
     },
+    /// An argument the tool does not take (refused where a seed refuses it).
+    Unexpected,
     /// An array of `len` items, more than the `maxItems` its schema allows.
     TooMany {
         /// The array's length.
@@ -113,6 +115,7 @@ impl Issue {
             Problem::TooMany { len, max } => {
                 format!("{len} items exceed the limit of {max} per request")
             }
+            Problem::Unexpected => String::from("is not an argument of this tool"),
         }
     }
 

@@ -17,14 +17,8 @@ const MINUTE: u64 = 60_000;
 /// The seed's export of `m`'s graph (`args`), at `now`: the answer's one text item (the
 /// export itself), which structuredContent repeats as `output`.
 fn export(m: &Server<MemLog>, args: Value, now: u64) -> Result<String, String> {
-    let memory = m.memory();
-    let ctx = Ctx {
-        graph: memory.graph(),
-        indexes: memory.indexes(),
-        by: Provenance::default(),
-        now,
-        uses: &Uses::default(),
-    };
+    let uses = Uses::default();
+    let ctx = Ctx::of(m.memory(), Provenance::default(), now, &uses);
     let answer: Value = serde_json::from_str(&export_graph(ctx, &args)?).unwrap();
     assert_eq!(answer.as_object().unwrap().len(), 2, "{answer}");
     assert_eq!(answer["content"].as_array().unwrap().len(), 1);

@@ -23,6 +23,7 @@ mod layers;
 mod limits;
 mod memory_mcp;
 mod memory_mcp_file;
+mod memory_mcp_nine;
 mod merge;
 mod metadata;
 mod profiles;

@@ -76,8 +76,13 @@ fn an_entity_updated_on_the_seed_is_one_entity_with_its_last_version() {
         "add_observations",
         json!({"observations": [{"entityName": "Dave Kim", "contents": ["Now on the platform team"]}]}),
     );
-    let again = graph(&mut open(log.reopened()));
+    let again = graph(&mut profiled(
+        log.reopened(),
+        "memory-mcp",
+        1_800_000_000_000,
+    ));
     assert_eq!(again, graph(&mut m));
+    assert_eq!(again["entities"][0]["tags"], json!(["junior", "mentee"]));
     assert_eq!(entity_names(&again), ["Dave Kim", "Alice Chen"]);
 }
 

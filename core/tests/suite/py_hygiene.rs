@@ -383,6 +383,18 @@ fn execute_moves_observations_and_relates_in_one_record_that_survives_a_restart(
         );
     };
     check(&mut m);
+    // As the seed's: `contiene` made, `parte_de` its automatic inverse (issue 41, Python 7).
+    let opened = call_ok(&mut m, "open_nodes", json!({"names": ["Diary - Cooking"]}));
+    let contexts: Vec<(Value, Value)> = opened["entities"][0]["relations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["relation_type"].clone(), r["context"].clone()))
+        .collect();
+    assert!(
+        contexts.contains(&(json!("parte_de"), json!("Inversa automática de contiene"))),
+        "{contexts:?}"
+    );
     drop(m);
     let mut m = py(log.reopened(), T0);
     check(&mut m);
@@ -565,4 +577,66 @@ fn a_proposed_name_that_exists_is_made_unique() {
         .collect();
     assert!(names.contains(&"Diary - Database (2)"), "{names:?}");
     assert!(!names.contains(&"Diary - Database"), "{names:?}");
+}
+
+/// Notes on three clear subjects (a garden, a car, running), as a person writes them.
+const THREE_SUBJECTS: [&str; 22] = [
+    "Planted tomatoes and basil in the raised bed by the fence",
+    "The roses need pruning before the first frost",
+    "Compost pile is ready to spread over the vegetable garden",
+    "Aphids appeared on the pepper plants; sprayed soapy water",
+    "Watering the lawn every other morning during the heat wave",
+    "Harvested zucchini and cucumbers from the garden today",
+    "Ordered tulip bulbs to plant in the autumn",
+    "The car's brake pads were replaced at the garage",
+    "Engine oil changed at 60,000 kilometres",
+    "Winter tyres mounted on the car in November",
+    "The mechanic found a leak in the radiator hose",
+    "Car battery died in the cold; bought a new one",
+    "Booked the annual vehicle inspection for March",
+    "Filled the tank with diesel before the road trip",
+    "Ran ten kilometres in the park in under an hour",
+    "Knee pain after long runs; the physiotherapist suggested stretching",
+    "Signed up for the city half marathon in spring",
+    "Bought new running shoes with more cushioning",
+    "Training plan: three runs a week plus a long run on Sunday",
+    "Resting heart rate dropped to 55 after months of running",
+    "Stretching and foam rolling after every run",
+    "Interval training on the track on Tuesday evenings",
+];
+
+/// Issue 41, Python 8: with the embedding table, an entity's observations on three
+/// subjects are clustered by meaning (not left to TF-IDF), and no topic mixes subjects.
+#[test]
+fn observations_on_three_subjects_cluster_by_meaning() {
+    let mut m = py(MemLog::new(), T0);
+    load_table(&mut m);
+    create(&mut m, "Notes", "Generic", &THREE_SUBJECTS);
+    let out = call_ok(
+        &mut m,
+        "analyze_entity_split",
+        json!({"entity_name": "Notes"}),
+    );
+    let analysis = &out["analysis"];
+    assert_eq!(analysis["topic_method"], "embedding", "{analysis}");
+    let subject = |o: &str| THREE_SUBJECTS.iter().position(|s| *s == o).unwrap() / 7;
+    let topics = analysis["topics"].as_object().unwrap();
+    assert!((2..=5).contains(&topics.len()), "{analysis}");
+    let mut mixed = 0;
+    for members in topics.values() {
+        let members: Vec<usize> = members
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| subject(o.as_str().unwrap()).min(2))
+            .collect();
+        let main = (0..3)
+            .max_by_key(|s| members.iter().filter(|m| *m == s).count())
+            .unwrap();
+        mixed += members.iter().filter(|m| **m != main).count();
+    }
+    assert!(
+        mixed <= 2,
+        "{mixed} observations in another subject's topic: {analysis}"
+    );
 }

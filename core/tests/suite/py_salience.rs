@@ -179,21 +179,25 @@ fn compaction_and_checkpoints_keep_the_counts_and_deleting_drops_them() {
 
 #[test]
 fn search_semantic_lifts_what_was_used_and_shows_why() {
-    let (mut m, log) = seeded();
     let query = json!({"query": "harbor for fishing boats", "limit": 2});
-    let first = call_ok(&mut m, "search_semantic", query.clone());
-    let order = names(&first);
-    assert_eq!(order.len(), 2);
-    assert_eq!(first["results"][0]["scoring"]["importance"], 0.0);
-    // Use the one ranked second, again and again, on several days.
-    let second = order[1].to_string();
-    for day in 0..4u64 {
-        at(&mut m, T0 + day * 86_400_000 + 1);
-        for _ in 0..3 {
-            open_nodes(&mut m, &[second.as_str()]);
+    // One search, then the one it ranked second used again and again, on several days.
+    let used = || {
+        let (mut m, log) = seeded();
+        let first = call_ok(&mut m, "search_semantic", query.clone());
+        let order = names(&first);
+        assert_eq!(order.len(), 2);
+        assert_eq!(first["results"][0]["scoring"]["importance"], 0.0);
+        let second = order[1].to_string();
+        for day in 0..4u64 {
+            at(&mut m, T0 + day * 86_400_000 + 1);
+            for _ in 0..3 {
+                open_nodes(&mut m, &[second.as_str()]);
+            }
         }
-    }
-    at(&mut m, T0 + 4 * 86_400_000);
+        at(&mut m, T0 + 4 * 86_400_000);
+        (m, log, second)
+    };
+    let (mut m, log, second) = used();
     let lifted = call_ok(&mut m, "search_semantic", query.clone());
     assert_eq!(names(&lifted)[0], second, "{lifted}");
     let top = &lifted["results"][0]["scoring"];
@@ -204,10 +208,10 @@ fn search_semantic_lifts_what_was_used_and_shows_why() {
         .unwrap();
     assert!(other > 0.0 && other < 0.5, "{lifted}");
     // A salience weight of 0 leaves importance out: the score is (1 + 0.1 × importance)
-    // times smaller (the default weight; same time, same counts: the last search's uses
-    // wait to be logged).
+    // times smaller (the default weight), on a memory with the same uses (a search's
+    // uses count for the next).
     let plain = call_ok(
-        &mut m,
+        &mut used().0,
         "search_semantic",
         json!({"query": "harbor for fishing boats", "limit": 2, "salience_weight": 0}),
     );
@@ -240,21 +244,20 @@ fn search_semantic_lifts_what_was_used_and_shows_why() {
 
 #[test]
 fn the_half_life_is_an_argument() {
-    let (mut m, _log) = seeded();
-    at(&mut m, T0 + 30 * 86_400_000);
-    let factor = |m: &mut Server<MemLog>, args: Value| {
-        let r = call_ok(m, "search_semantic", args);
+    // Each on a memory unused for 30 days (a search's uses count for the next).
+    let factor = |args: Value| {
+        let (mut m, _log) = seeded();
+        at(&mut m, T0 + 30 * 86_400_000);
+        let r = call_ok(&mut m, "search_semantic", args);
         r["results"][0]["scoring"]["temporal_factor"]
             .as_f64()
             .unwrap()
     };
-    let default = factor(&mut m, json!({"query": "grain river"}));
+    let default = factor(json!({"query": "grain river"}));
     assert!((default - 0.93).abs() < 0.01, "{default}");
-    let month = factor(
-        &mut m,
-        json!({"query": "grain river", "half_life_days": 30}),
-    );
+    let month = factor(json!({"query": "grain river", "half_life_days": 30}));
     assert!((month - 0.5).abs() < 0.001, "{month}");
+    let (mut m, _log) = seeded();
     let refused = call_err(
         &mut m,
         "search_semantic",
@@ -267,4 +270,29 @@ fn the_half_life_is_an_argument() {
         json!({"query": "grain", "salience_weight": -1}),
     );
     assert!(refused.contains("salience_weight"), "{refused}");
+}
+
+/// Issue 41, Python 5: uses count at once. Reads a moment before a search (well within
+/// the second before they are logged) lift what they returned, as the seed's would.
+#[test]
+fn uses_count_at_once_though_they_are_logged_later() {
+    let (mut m, log) = seeded();
+    let query = json!({"query": "harbor for fishing boats", "limit": 2});
+    let first = call_ok(&mut m, "search_semantic", query.clone());
+    let second = names(&first)[1].to_string();
+    let records = log.records().len();
+    for i in 0..3 {
+        at(&mut m, T0 + 10 + i);
+        open_nodes(&mut m, &[second.as_str()]);
+    }
+    at(&mut m, T0 + 20);
+    let lifted = call_ok(&mut m, "search_semantic", query);
+    assert_eq!(log.records().len(), records, "nothing logged yet");
+    assert_eq!(names(&lifted)[0], second, "{lifted}");
+    assert!(
+        lifted["results"][0]["scoring"]["importance"]
+            .as_f64()
+            .unwrap()
+            > 0.0
+    );
 }

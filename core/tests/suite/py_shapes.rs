@@ -483,3 +483,97 @@ fn search_semantic_without_the_table_says_so() {
     let err = call_err(&mut m, "search_semantic", json!({"query": "x"}));
     assert!(err.starts_with("Semantic search is not available"), "{err}");
 }
+
+/// Issue 41, Python 3: deleting an ended relation, or one of its ends, deletes it (there
+/// the row goes); `open_nodes` no longer lists it, replay agrees, and `undo` of the
+/// deletion brings it back ended.
+#[test]
+fn an_ended_relation_goes_with_its_deletion_or_its_ends() {
+    let (mut m, log) = seeded();
+    m.set_tools("mcp-memory-py", "+undo,+history")
+        .expect("known tools");
+    let ended = |m: &mut mcp_memory_core::Server<MemLog>, name: &str| -> Vec<Value> {
+        let opened = call_ok(m, "open_nodes", json!({"names": [name]}));
+        let relations = opened["entities"][0]["relations"].as_array().cloned();
+        relations
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|r| r["active"] == false)
+            .collect()
+    };
+    call_ok(
+        &mut m,
+        "end_relation",
+        json!({"relation_id": rid("Ada", "contiene", "Notes")}),
+    );
+    let both = ended(&mut m, "Ada");
+    assert_eq!(
+        both.len(),
+        2,
+        "it and its inverse ended, kept as history: {both:?}"
+    );
+    let text = text(&call(
+        &mut m,
+        "delete_relations",
+        json!({"relations": [{"from": "Ada", "to": "Notes", "relationType": "contiene"}]}),
+    ))
+    .to_string();
+    assert_eq!(text, "Relations deleted successfully");
+    let left = ended(&mut m, "Ada");
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert_eq!(left[0]["relation_type"], "parte_de");
+    call_ok(&mut m, "delete_entities", json!({"entityNames": ["Notes"]}));
+    assert_eq!(ended(&mut m, "Ada"), Vec::<Value>::new(), "its end is gone");
+    let replayed = &mut py_at(log.reopened());
+    assert_eq!(ended(replayed, "Ada"), Vec::<Value>::new());
+
+    let changes = call_ok(&mut m, "history", json!({}));
+    let last = changes["changes"][0]["id"].clone();
+    call_ok(&mut m, "undo", json!({"changeId": last}));
+    assert_eq!(ended(&mut m, "Ada").len(), 1, "undo brings it back, ended");
+}
+
+/// Issue 41, Python 7: a session reflection given the seed's numeric id shows it back.
+#[test]
+fn a_session_reflection_shows_its_id() {
+    let (mut m, _) = seeded();
+    let out = call_ok(
+        &mut m,
+        "add_reflection",
+        json!({"target_type": "session", "target_id": 42, "content": "a long session"}),
+    );
+    assert_eq!(out["reflection"]["target_id"], 42);
+    assert_eq!(out["reflection"]["target"], "42");
+}
+
+/// Issue 41, Python 7: an argument its tool does not take is refused, as the seed's
+/// FastMCP refuses it, naming it; nothing changes.
+#[test]
+fn an_unknown_argument_is_refused() {
+    let (mut m, log) = seeded();
+    let before = log.records().len();
+    let err = call_err(
+        &mut m,
+        "add_observations",
+        json!({"name": "Ada", "observations": ["x"], "entity_name": "Ada"}),
+    );
+    assert_eq!(err, "entity_name is not an argument of this tool");
+    assert_eq!(log.records().len(), before);
+}
+
+/// Issue 41, Python 7, as decided: a blank query finds nothing, `limit: 0` is refused (it
+/// asks for nothing), a name given twice is one entity answered once.
+#[test]
+fn blank_and_empty_searches_and_a_name_twice() {
+    let (mut m, _) = seeded();
+    let blank = call_ok(&mut m, "search_nodes", json!({"query": "  "}));
+    assert_eq!(blank["entities"], json!([]), "{blank}");
+    let none = call_err(&mut m, "search_nodes", json!({"query": "a", "limit": 0}));
+    assert_eq!(none, "limit must be at least 1");
+    let twice = call_ok(
+        &mut m,
+        "create_entities",
+        json!({"entities": [{"name": "Twin", "observations": ["one"]}, {"name": "Twin", "observations": ["two"]}]}),
+    );
+    assert_eq!(twice["entities"].as_array().unwrap().len(), 1, "{twice}");
+}

@@ -140,19 +140,41 @@ fn the_bounded_tools_declare_the_extra_arguments_and_result_fields() {
             .iter()
             .find(|t| t["name"] == name)
             .unwrap();
-        for arg in [
-            "entityType",
-            "offset",
-            "limit",
-            "maxTokens",
-            "cursor",
-            "outline",
-        ] {
+        // What most agents need is listed; the rest is taken, not listed (each costs
+        // every agent's context).
+        for arg in ["limit", "maxTokens", "cursor"] {
             assert!(
                 tool["inputSchema"]["properties"].get(arg).is_some(),
-                "{name} takes {arg}"
+                "{name} lists {arg}"
             );
         }
+        let args = match name {
+            "search_nodes" => json!({"query": "a"}),
+            "open_nodes" => json!({"names": ["Ada"]}),
+            _ => json!({}),
+        };
+        let mut unlisted = args.clone();
+        for (arg, value) in [
+            ("entityType", json!("person")),
+            ("offset", json!(0)),
+            ("outline", json!(true)),
+        ] {
+            assert!(
+                tool["inputSchema"]["properties"].get(arg).is_none(),
+                "{name} lists {arg}"
+            );
+            unlisted[arg] = value;
+        }
+        let err = call_err(
+            &mut m,
+            name,
+            json!({"offset": "one", "query": "a", "names": []}),
+        );
+        assert!(
+            err.contains("offset"),
+            "{name} checks offset though unlisted: {err}"
+        );
+        call_ok(&mut m, name, unlisted);
         assert!(
             tool["outputSchema"]["properties"]
                 .get("nextCursor")

@@ -58,13 +58,22 @@ fn a_memory_mcp_file_opens_with_its_times_tags_importance_and_parents_and_goes_b
 /// Serves `file` over stdio under profile memory-mcp for these tool calls; returns each
 /// call's `structuredContent` and the server's stderr.
 fn calls(file: &Path, calls: &[(&str, serde_json::Value)]) -> (Vec<serde_json::Value>, String) {
+    calls_as("memory-mcp", file, calls)
+}
+
+/// [`calls`] under `profile`.
+fn calls_as(
+    profile: &str,
+    file: &Path,
+    calls: &[(&str, serde_json::Value)],
+) -> (Vec<serde_json::Value>, String) {
     let mut input = crate::common::initialize(0).to_string() + "\n";
     for (i, (tool, args)) in calls.iter().enumerate() {
         input += &(crate::common::call(i as u64 + 1, tool, args.clone()).to_string() + "\n");
     }
     let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-memory"))
         .env_remove("MEMORY_FILE_PATH")
-        .args(["--profile", "memory-mcp", "-f"])
+        .args(["--profile", profile, "-f"])
         .arg(file)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -228,8 +237,18 @@ fn a_python_seed_database_imports_with_status_kinds_supersession_ended_relations
              (1, 1, 2, 'dirige', 'desde 2023', 0, '2024-01-03 00:00:00', '2024-01-01 10:00:00'),
              (2, 1, 2, 'colabora_en', NULL, 1, NULL, '2024-01-01 10:00:00');
          INSERT INTO reflections VALUES (1, 'entity', 1, 'nolan', 'Sofia cambia de ciudad', 'curiosidad', '2024-01-02 11:00:00'),
-                                        (2, 'global', NULL, 'sofia', 'memoria pequeña', NULL, '2024-01-02 12:00:00');
-         INSERT INTO entity_access VALUES (1, 3, '2024-01-02 10:00:00');",
+                                        (2, 'global', NULL, 'sofia', 'memoria pequeña', NULL, '2024-01-02 12:00:00'),
+                                        (3, 'entity', 9, 'nolan', 'Marta se fue', NULL, '2024-01-02 13:00:00');
+         INSERT INTO entity_access VALUES (1, 3, '2024-01-02 10:00:00');
+         CREATE TABLE reflection_embeddings (reflection_id INTEGER PRIMARY KEY, embedding BLOB);
+         INSERT INTO reflection_embeddings VALUES (1, x'00'), (2, x'00');
+         CREATE TABLE entity_embeddings_rowids (rowid INTEGER PRIMARY KEY, id TEXT);
+         INSERT INTO entity_embeddings_rowids VALUES (1, NULL), (2, NULL), (3, NULL);
+         PRAGMA writable_schema = ON;
+         INSERT INTO sqlite_master VALUES ('table', 'entity_embeddings', 'entity_embeddings', 0,
+             'CREATE VIRTUAL TABLE entity_embeddings USING vec0(embedding float[4])');
+         PRAGMA writable_schema = OFF;
+         PRAGMA journal_mode = WAL;",
     );
     let memory = dir.path().join("memory.mcpmem");
     let out = Command::new(env!("CARGO_BIN_EXE_mcp-memory"))
@@ -243,8 +262,24 @@ fn a_python_seed_database_imports_with_status_kinds_supersession_ended_relations
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(
-        stderr.contains("read the Python MCP Memory v2 database: 2 entities, 3 observations, 2 relations, 2 reflections; skipped (not memory: embeddings are recomputed, access statistics and search logs are not kept): entity_access (1 rows)"),
+        stderr.contains("read the Python MCP Memory v2 database: 2 entities, 3 observations, 2 relations, 3 reflections (1 about an entity or relation the database no longer holds, kept about it by its old id); skipped (not memory: embeddings are recomputed, access statistics and search logs are not kept): entity_embeddings (3 rows), reflection_embeddings (2 rows), entity_access (1 rows)"),
         "{stderr}"
+    );
+    // Issue 41, Python 9: the database is closed cleanly, nothing left beside it.
+    for side in ["memory.db-wal", "memory.db-shm"] {
+        assert!(!dir.path().join(side).exists(), "{side} left behind");
+    }
+    // A reflection about an entity the database no longer holds stays about it.
+    let (found, _) = calls_as(
+        "mcp-memory-py",
+        &memory,
+        &[("search_reflections", serde_json::json!({"query": "Marta"}))],
+    );
+    let marta = &found[0]["results"][0];
+    assert_eq!(marta["target_type"], "entity", "{found:?}");
+    assert_eq!(
+        marta["target"], "#9 (an entity the database no longer holds)",
+        "{found:?}"
     );
     // The memory as a Memory MCP file shows the current observations and relations.
     assert_eq!(

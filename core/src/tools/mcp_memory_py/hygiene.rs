@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::vocabulary::{
-    ACTIVE, ARCHIVED, CONTAINS, DEFAULT_SPLIT_THRESHOLD, PART_OF, SPLIT_THRESHOLDS,
+    ACTIVE, ARCHIVED, CONTAINS, DEFAULT_SPLIT_THRESHOLD, INVERSES, PART_OF, SPLIT_THRESHOLDS,
     TOPIC_STOP_WORDS,
 };
 use super::{answer, named, observation_id, seed_time};
@@ -52,8 +52,6 @@ fn split_score(count: usize, threshold: usize, topics: usize) -> f64 {
     over + (topics as f64 / count.max(1) as f64).min(TOPIC_BONUS_CAP)
 }
 
-/// Cosine distance (1 − cosine) at which average-linkage clustering stops merging.
-const CLUSTER_CUT: f32 = 0.5;
 /// Words naming a cluster (its top c-TF-IDF words).
 const CLUSTER_NAME_WORDS: usize = 2;
 /// The most observations clustered by their vectors (the distance matrix is n²); more
@@ -131,26 +129,15 @@ impl UnionFind {
     }
 }
 
-/// Average-linkage agglomerative clustering of `n` points with pairwise distances
-/// `dist(i, j)` (symmetric), cut at `cut`: the clusters whose merges all happened at a
-/// distance of at most `cut`, each in increasing order, ordered by their first point.
-/// Nearest-neighbour chains, so O(n²) time and an n² matrix; deterministic (ties go to
-/// the lower index).
-pub fn average_linkage(n: usize, dist: impl Fn(usize, usize) -> f32, cut: f32) -> Vec<Vec<usize>> {
-    let mut d = vec![0.0_f32; n * n];
-    for i in 0..n {
-        for j in i + 1..n {
-            let x = dist(i, j);
-            d[i * n + j] = x;
-            d[j * n + i] = x;
-        }
-    }
+/// The merges of average-linkage agglomerative clustering of `n` points with pairwise
+/// distances `d` (an n×n matrix, symmetric): `(a, b, distance)`, `b` merged into `a`.
+/// Nearest-neighbour chains, so O(n²) time; deterministic (ties go to the lower index).
+fn linkage(n: usize, mut d: Vec<f32>) -> Vec<(usize, usize, f32)> {
     let mut size = vec![1_usize; n];
     let mut active = vec![true; n];
-    let mut left = n;
-    let mut sets = UnionFind::new(n);
+    let mut merges = Vec::with_capacity(n.saturating_sub(1));
     let mut chain: Vec<usize> = Vec::new();
-    while left > 1 {
+    while merges.len() + 1 < n {
         if chain.is_empty()
             && let Some(first) = active.iter().position(|&a| a)
         {
@@ -171,9 +158,7 @@ pub fn average_linkage(n: usize, dist: impl Fn(usize, usize) -> f32, cut: f32) -
             continue;
         }
         chain.truncate(chain.len() - 2);
-        if x <= cut {
-            sets.union(a, b);
-        }
+        merges.push((a, b, x));
         // Merge b into a (Lance–Williams for average linkage).
         let (sa, sb) = (size[a] as f32, size[b] as f32);
         for k in (0..n).filter(|&k| active[k] && k != a && k != b) {
@@ -183,7 +168,18 @@ pub fn average_linkage(n: usize, dist: impl Fn(usize, usize) -> f32, cut: f32) -
         }
         size[a] += size[b];
         active[b] = false;
-        left -= 1;
+    }
+    // Average linkage is monotone: by distance, each merge comes after those it joins.
+    merges.sort_by(|x, y| x.2.total_cmp(&y.2));
+    merges
+}
+
+/// The `k` clusters the lowest merges leave, each in increasing order, ordered by their
+/// first point.
+fn cut(n: usize, merges: &[(usize, usize, f32)], k: usize) -> Vec<Vec<usize>> {
+    let mut sets = UnionFind::new(n);
+    for &(a, b, _) in &merges[..n.saturating_sub(k).min(merges.len())] {
+        sets.union(a, b);
     }
     let mut groups: Vec<Vec<usize>> = vec![Vec::new(); n];
     for x in 0..n {
@@ -192,6 +188,68 @@ pub fn average_linkage(n: usize, dist: impl Fn(usize, usize) -> f32, cut: f32) -
     }
     groups.retain(|g| !g.is_empty());
     groups
+}
+
+/// The mean silhouette of a partition under distances `d` (n×n): for each point, how
+/// much nearer it is to its own cluster than to the next nearest one (0 for a point
+/// alone), from −1 to 1.
+fn silhouette(n: usize, d: &[f32], clusters: &[Vec<usize>]) -> f32 {
+    let mean = |i: usize, c: &[usize]| {
+        let others = c.iter().filter(|&&j| j != i);
+        others.clone().map(|&j| d[i * n + j]).sum::<f32>() / others.count().max(1) as f32
+    };
+    let mut total = 0.0;
+    for (ci, c) in clusters.iter().enumerate() {
+        if c.len() < 2 {
+            continue;
+        }
+        for &i in c {
+            let a = mean(i, c);
+            let b = clusters
+                .iter()
+                .enumerate()
+                .filter(|&(cj, _)| cj != ci)
+                .map(|(_, other)| mean(i, other))
+                .fold(f32::MAX, f32::min);
+            total += (b - a) / a.max(b).max(f32::EPSILON);
+        }
+    }
+    total / n.max(1) as f32
+}
+
+/// The most topics a clustering proposes.
+const MAX_TOPICS: usize = 8;
+
+/// The least mean silhouette at which a clustering counts as separating topics (below
+/// it the observations are taken as one subject, and TF-IDF groups them).
+const MIN_SILHOUETTE: f32 = 0.05;
+
+/// Observations clustered by meaning: average linkage of the distances `dist`, cut where
+/// the clusters are best apart (2 to [`MAX_TOPICS`] clusters, the highest mean silhouette,
+/// the fewer clusters on a tie), if they are apart at all ([`MIN_SILHOUETTE`]).
+///
+/// The seed cuts at a fixed cosine distance (0.5), fit to its transformer's similarities;
+/// the silhouette asks the vectors themselves, so it holds for any embedding.
+fn clusters_by_meaning(n: usize, dist: impl Fn(usize, usize) -> f32) -> Option<Vec<Vec<usize>>> {
+    let mut d = vec![0.0_f32; n * n];
+    for i in 0..n {
+        for j in i + 1..n {
+            let x = dist(i, j);
+            d[i * n + j] = x;
+            d[j * n + i] = x;
+        }
+    }
+    let merges = linkage(n, d.clone());
+    let mut best: Option<(f32, Vec<Vec<usize>>)> = None;
+    for k in 2..=MAX_TOPICS.min(n.saturating_sub(1)) {
+        let clusters = cut(n, &merges, k);
+        let score = silhouette(n, &d, &clusters);
+        if best.as_ref().is_none_or(|(b, _)| score > *b) {
+            best = Some((score, clusters));
+        }
+    }
+    best.filter(|(score, _)| *score >= MIN_SILHOUETTE)
+        .map(|(_, clusters)| clusters)
 }
 
 /// Observations grouped under a topic's name (indexes into the observations given).
@@ -333,24 +391,22 @@ fn cluster_names(texts: &[&str], clusters: &[Vec<usize>]) -> Vec<String> {
 }
 
 /// The topics of `texts`: with an embedding table (and at most [`MAX_CLUSTERED`] of
-/// them) average-linkage clusters of their vectors cut at [`CLUSTER_CUT`], named by
-/// c-TF-IDF; TF-IDF grouping without one, or when clustering gives one cluster or one
-/// per observation.
+/// them) their vectors' clusters ([`clusters_by_meaning`]), named by c-TF-IDF; TF-IDF
+/// grouping without one, or when the vectors do not fall apart into clusters.
 fn topics(table: Option<&Table>, texts: &[&str]) -> (Vec<Topic>, Method) {
     let n = texts.len();
     if let Some(table) = table
         && (2..=MAX_CLUSTERED).contains(&n)
     {
-        let vectors: Vec<Option<Query>> = texts.iter().map(|t| Query::of(table, t)).collect();
-        let clusters = average_linkage(
-            n,
-            |i, j| match (&vectors[i], &vectors[j]) {
-                (Some(a), Some(b)) => (1.0 - a.cosine_to(b)).clamp(0.0, 2.0),
-                _ => 1.0,
-            },
-            CLUSTER_CUT,
-        );
-        if clusters.len() > 1 && clusters.len() < n {
+        let vectors = centred(table, texts);
+        let clusters = clusters_by_meaning(n, |i, j| match (&vectors[i], &vectors[j]) {
+            (Some(a), Some(b)) => {
+                let cos: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+                (1.0 - cos).clamp(0.0, 2.0)
+            }
+            _ => 1.0,
+        });
+        if let Some(clusters) = clusters {
             let names = cluster_names(texts, &clusters);
             let topics = names
                 .into_iter()
@@ -361,6 +417,34 @@ fn topics(table: Option<&Table>, texts: &[&str]) -> (Vec<Topic>, Method) {
         }
     }
     (tfidf_topics(texts), Method::Tfidf)
+}
+
+/// The unit vectors of `texts` less their mean (`None` for a text no token of which the
+/// table knows): what all of an entity's observations share (its subject, and the
+/// direction every text of a static table leans to) says nothing of which topic each is
+/// on, and would crowd their cosines together.
+fn centred(table: &Table, texts: &[&str]) -> Vec<Option<Vec<f32>>> {
+    let mut vectors: Vec<Option<Vec<f32>>> = texts
+        .iter()
+        .map(|t| {
+            let mut e = table.embedder();
+            e.add(t);
+            e.finish()
+        })
+        .collect();
+    let known = vectors.iter().flatten().count().max(1) as f32;
+    let mut mean = vec![0.0_f32; table.dims()];
+    for v in vectors.iter().flatten() {
+        mean.iter_mut().zip(v).for_each(|(m, x)| *m += x / known);
+    }
+    for v in vectors.iter_mut().flatten() {
+        v.iter_mut().zip(&mean).for_each(|(x, m)| *x -= m);
+        let norm = libm::sqrtf(v.iter().map(|x| x * x).sum::<f32>());
+        if norm > 0.0 {
+            v.iter_mut().for_each(|x| *x /= norm);
+        }
+    }
+    vectors
 }
 
 /// The embedding table, if the server has one.
@@ -445,35 +529,43 @@ struct EntityArgs<'a> {
 pub fn analyze_entity_split(t: Ctx<'_>, a: &Value) -> Result<String, String> {
     let args = crate::tools::parse::<EntityArgs>(a)?;
     let id = named(t.graph, "entity_name", args.entity_name)?;
-    let x = analyse(&t, id);
-    #[derive(Serialize)]
-    struct AnalysisOut<'a> {
-        entity_name: &'a str,
-        entity_type: &'a str,
-        observation_count: usize,
-        threshold: usize,
-        needs_split: bool,
-        topics: &'a TopicMap<'a>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        topic_method: Option<&'static str>,
-        split_score: f64,
-    }
     #[derive(Serialize)]
     struct Out<'a> {
         analysis: AnalysisOut<'a>,
     }
     Ok(answer(&Out {
-        analysis: AnalysisOut {
+        analysis: analyse(&t, id).into(),
+    }))
+}
+
+/// An analysis as the seed shows it: analyze_entity_split's, and each of
+/// find_split_candidates'.
+#[derive(Serialize)]
+struct AnalysisOut<'a> {
+    entity_name: &'a str,
+    entity_type: &'a str,
+    observation_count: usize,
+    threshold: usize,
+    needs_split: bool,
+    topics: TopicMap<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    topic_method: Option<&'static str>,
+    split_score: f64,
+}
+
+impl<'a> From<Analysis<'a>> for AnalysisOut<'a> {
+    fn from(x: Analysis<'a>) -> Self {
+        AnalysisOut {
             entity_name: x.name,
             entity_type: x.entity_type,
             observation_count: x.count,
             threshold: x.threshold,
             needs_split: x.needs_split(),
-            topics: &x.topics,
             topic_method: x.method.map(Method::name),
             split_score: x.score,
-        },
-    }))
+            topics: x.topics,
+        }
+    }
 }
 
 /// propose_entity_split_tool(entity_name): for an entity that needs a split, one new
@@ -699,15 +791,20 @@ pub fn execute_entity_split_tool(t: Ctx<'_>, a: &Value) -> Result<Plan, String> 
         .approved_splits
         .iter()
         .flat_map(|s| {
-            [(parent, s.name, CONTAINS), (s.name, parent, PART_OF)].map(|(from, to, r)| {
-                NewRelation {
-                    relation: Relation {
-                        from,
-                        to,
-                        relation_type: r,
-                    },
-                    context: None,
-                }
+            // The seed creates `contiene`, whose inverse `parte_de` comes with it (then its
+            // own `parte_de` exists already): only the inverse has a context.
+            let inverse = INVERSES.iter().find(|i| i.0 == CONTAINS).map(|i| i.2);
+            [
+                (parent, s.name, CONTAINS, None),
+                (s.name, parent, PART_OF, inverse),
+            ]
+            .map(|(from, to, r, context)| NewRelation {
+                relation: Relation {
+                    from,
+                    to,
+                    relation_type: r,
+                },
+                context,
             })
         })
         .collect();
@@ -778,35 +875,16 @@ struct LimitArgs {
     limit: Option<u64>,
 }
 
-/// A split candidate as find_split_candidates shows it.
-#[derive(Serialize)]
-struct Candidate<'a> {
-    entity_name: &'a str,
-    entity_type: &'a str,
-    observation_count: usize,
-    threshold: usize,
-    split_score: f64,
-}
-
 /// The first `limit` split candidates (every entity over its threshold needs a split:
 /// the count alone scores over 1), analysed; most over their threshold first.
 fn candidates<'g>(
     t: &Ctx<'g>,
     over: &[(EntityId, usize, usize)],
     limit: usize,
-) -> Vec<Candidate<'g>> {
+) -> Vec<AnalysisOut<'g>> {
     over.iter()
         .take(limit)
-        .map(|&(id, _, _)| {
-            let x = analyse(t, id);
-            Candidate {
-                entity_name: x.name,
-                entity_type: x.entity_type,
-                observation_count: x.count,
-                threshold: x.threshold,
-                split_score: x.score,
-            }
-        })
+        .map(|&(id, _, _)| analyse(t, id).into())
         .collect()
 }
 
@@ -819,7 +897,7 @@ pub fn find_split_candidates(t: Ctx<'_>, a: &Value) -> Result<String, String> {
     let over = over_threshold(t.graph);
     #[derive(Serialize)]
     struct Out<'a> {
-        candidates: Vec<Candidate<'a>>,
+        candidates: Vec<AnalysisOut<'a>>,
         total: usize,
     }
     Ok(answer(&Out {
@@ -1142,7 +1220,7 @@ pub fn consolidation_report(t: Ctx<'_>, a: &Value) -> Result<String, String> {
                 continue;
             }
             // Used (usage counts) or changed, whichever is later.
-            let seen = g.usage(e.name).map_or(0, |u| u.last).max(e.updated);
+            let seen = t.usage(e.name).map_or(0, |u| u.last).max(e.updated);
             if (seen as f64) < cutoff {
                 stale.push((id, seen));
             }
@@ -1237,29 +1315,37 @@ mod tests {
         assert_eq!(u.groups(), vec![vec![1, 4, 5], vec![2, 3]]);
     }
 
-    #[test]
-    fn average_linkage_cuts_at_the_threshold() {
-        // Points on a line: {0, 0.1, 0.2} and {5, 5.1}, and 20 far away.
-        let x = [0.0_f32, 5.0, 0.1, 5.1, 0.2, 20.0];
-        let clusters = average_linkage(x.len(), |i, j| (x[i] - x[j]).abs(), 0.5);
-        assert_eq!(clusters, vec![vec![0, 2, 4], vec![1, 3], vec![5]]);
-        // A cut above every distance: one cluster; below every distance: singletons.
-        assert_eq!(average_linkage(3, |_, _| 1.0, 2.0), vec![vec![0, 1, 2]]);
-        assert_eq!(
-            average_linkage(3, |_, _| 1.0, 0.5),
-            vec![vec![0], vec![1], vec![2]]
-        );
+    /// Distances between points on a line, as the clustering takes them.
+    fn line(x: &[f32]) -> Vec<f32> {
+        let n = x.len();
+        (0..n * n).map(|k| (x[k / n] - x[k % n]).abs()).collect()
     }
 
     #[test]
-    fn average_linkage_uses_the_mean_distance_between_clusters() {
-        // 0–1 at 0.2; 2 is 0.4 from 0 but 0.8 from 1: the mean, 0.6, is over the cut.
-        let d = |i: usize, j: usize| match (i.min(j), i.max(j)) {
-            (0, 1) => 0.2,
-            (0, 2) => 0.4,
-            _ => 0.8,
-        };
-        assert_eq!(average_linkage(3, d, 0.5), vec![vec![0, 1], vec![2]]);
+    fn linkage_merges_nearest_first_and_cuts_into_k() {
+        // Points on a line: {0, 0.1, 0.2} and {5, 5.1}, and 20 far away.
+        let x = [0.0_f32, 5.0, 0.1, 5.1, 0.2, 20.0];
+        let merges = linkage(x.len(), line(&x));
+        assert_eq!(cut(6, &merges, 3), vec![vec![0, 2, 4], vec![1, 3], vec![5]]);
+        assert_eq!(cut(6, &merges, 1), vec![vec![0, 1, 2, 3, 4, 5]]);
+        assert_eq!(cut(6, &merges, 6).len(), 6);
+    }
+
+    #[test]
+    fn linkage_uses_the_mean_distance_between_clusters() {
+        // 0–1 at 0.2; 2 is 0.4 from 0 but 0.8 from 1: the mean, 0.6, is the last merge.
+        let d = vec![0.0, 0.2, 0.4, 0.2, 0.0, 0.8, 0.4, 0.8, 0.0];
+        let merges = linkage(3, d);
+        assert_eq!(merges.iter().map(|m| m.2).collect::<Vec<_>>(), [0.2, 0.6]);
+    }
+
+    #[test]
+    fn the_cut_is_where_clusters_are_best_apart_and_only_if_they_are() {
+        let x = [0.0_f32, 5.0, 0.1, 5.1, 0.2, 20.0, 20.1];
+        let clusters = clusters_by_meaning(x.len(), |i, j| (x[i] - x[j]).abs());
+        assert_eq!(clusters, Some(vec![vec![0, 2, 4], vec![1, 3], vec![5, 6]]));
+        // Points all as far from each other have no clusters.
+        assert_eq!(clusters_by_meaning(12, |_, _| 1.0), None);
     }
 
     #[test]

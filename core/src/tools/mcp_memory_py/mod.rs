@@ -559,7 +559,12 @@ fn reflection_out(r: model::Reflection<'_>) -> ReflectionOut<'_> {
                 rel.from, rel.relation_type, rel.to
             )),
         ),
-        Target::Session(session) => ("session", None, Some(session.to_string())),
+        // A session given by a number (the seed's ids) shows it back as its id.
+        Target::Session(session) => (
+            "session",
+            session.parse::<u64>().ok(),
+            Some(session.to_string()),
+        ),
     };
     ReflectionOut {
         id: r.id,

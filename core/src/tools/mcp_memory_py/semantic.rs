@@ -242,10 +242,11 @@ pub fn search_semantic(t: Ctx<'_>, a: &Value) -> Result<String, String> {
     let lambda = args.half_life_days.map_or(LAMBDA_HOURLY, |days| {
         core::f64::consts::LN_2 / (days * 24.0)
     });
-    let uses: Vec<Option<&Use>> = fused
+    let owned: Vec<Option<Use>> = fused
         .iter()
-        .map(|&(id, ..)| g.usage(g.entity(id).name))
+        .map(|&(id, ..)| t.usage(g.entity(id).name))
         .collect();
+    let uses: Vec<Option<&Use>> = owned.iter().map(Option::as_ref).collect();
     let max_accesses = uses.iter().flatten().map(|u| u.count()).max().unwrap_or(0);
     let days = |u: Option<&Use>| u.map_or(1, |u| u.days.len().max(1));
     let max_days = uses.iter().map(|&u| days(u)).max().unwrap_or(1);

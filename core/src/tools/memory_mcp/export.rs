@@ -20,7 +20,6 @@ use serde_json::Value;
 use super::dates::in_range;
 use super::formats::{self, Doc};
 use super::search::relations_among;
-use super::{EntityJson, RelationJson};
 use crate::graph::{EntityId, RelationId};
 use crate::tools::Ctx;
 use crate::tools::output;
@@ -68,16 +67,7 @@ pub fn export_graph(t: Ctx<'_>, a: &Value) -> Result<String, String> {
             g.relations().map(|(id, _)| id).collect(),
         ),
     };
-    let doc = Doc {
-        entities: entities
-            .iter()
-            .map(|&id| EntityJson::of(g, g.entity(id), false))
-            .collect(),
-        relations: relations
-            .iter()
-            .map(|&id| RelationJson::of(g, g.relation(id), false))
-            .collect(),
-    };
+    let doc = Doc::of(g, &entities, &relations);
     let text = formats::write(args.format, &doc, t.now).ok_or_else(|| {
         format!(
             "format: {:?} is not a format this server writes",

@@ -1,5 +1,5 @@
 //! The TypeScript seed's ("Memory MCP" v10) tools in its argument and result shapes, under
-//! profile `memory-mcp`: its tags and importance (`tags`), tag aliases (`aliases`), saved
+//! profile `memory-mcp`: its shapes of the reference's (`nine`), its tags and importance (`tags`), tag aliases (`aliases`), saved
 //! searches (`saved`), hierarchy, analytics, date search (`dates`), hygiene (validation,
 //! duplicates), merging (`compression`), archive, search family (`search`, `semantic`,
 //! `query`), `normalize`, and its import and export (`import`, `export`, `formats`).
@@ -20,6 +20,7 @@ pub mod formats;
 pub mod hierarchy;
 pub mod hygiene;
 pub mod import;
+pub mod nine;
 pub mod normalize;
 pub mod query;
 pub mod saved;
@@ -82,6 +83,14 @@ impl<T: Serialize> Serialize for Keyed<'_, T> {
 
 /// Its tools, in listing order.
 pub const TOOLS: &[ToolDef] = &[
+    write("create_entities", nine::create_entities),
+    write("create_relations", nine::create_relations),
+    write("add_observations", nine::add_observations),
+    write("delete_entities", nine::delete_entities),
+    write("delete_relations", nine::delete_relations),
+    read("read_graph", nine::read_graph),
+    read("search_nodes", nine::search_nodes),
+    read("open_nodes", nine::open_nodes),
     write("save_search", saved::save_search),
     write("execute_saved_search", saved::execute_saved_search),
     read("list_saved_searches", saved::list_saved_searches),
@@ -151,6 +160,7 @@ pub const SURFACE: Surface = Surface {
 
 fn definitions() -> Vec<Value> {
     parse_definitions(&[
+        include_str!("nine.json"),
         include_str!("saved.json"),
         include_str!("tags.json"),
         include_str!("aliases.json"),

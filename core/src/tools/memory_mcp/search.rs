@@ -81,7 +81,7 @@ struct Found<'a> {
 }
 
 /// The answer of the entities `matching` (in order): the first 50, the relations from
-/// each to another of them (in that order), and how many matched.
+/// one to another of them (in the memory's order), and how many matched.
 pub fn found(g: &Graph, matching: &[EntityId]) -> String {
     found_where(g, matching, |_| true)
 }
@@ -108,8 +108,8 @@ pub fn found_where(
     })
 }
 
-/// The relations from one of `entities` to another that `keep` keeps, in the order of
-/// `entities`, each one's in creation order.
+/// The relations from one of `entities` to another that `keep` keeps, in the memory's order
+/// (the seed filters its list of relations).
 pub fn relations_among(
     g: &Graph,
     entities: &[EntityId],
@@ -126,6 +126,8 @@ pub fn relations_among(
             }
         }
     }
+    relations.sort_unstable();
+    relations.dedup();
     relations
 }
 

@@ -283,12 +283,13 @@ pub fn add_observations(t: Ctx<'_>, a: &Value) -> Result<Plan, String> {
 }
 
 /// delete_entities: every entity with each name and every relation starting or ending at
-/// it (even when no entity has the name, as in the reference).
+/// it, holding or ended (even when no entity has the name, as in the reference).
 pub fn delete_entities(t: Ctx<'_>, a: &Value) -> Result<Plan, String> {
     let names = parse::<DeleteEntities>(a)?.entity_names;
+    let g = t.graph;
     let doomed: Vec<&str> = dedup(names)
         .into_iter()
-        .filter(|n| !t.graph.named(n).is_empty() || t.graph.has_relations_at(n))
+        .filter(|n| !g.named(n).is_empty() || g.has_relations_at(n) || g.has_ended_at(n))
         .collect();
     Ok(Plan {
         change: Change::one(doomed, Op::DeleteEntities),
@@ -320,14 +321,13 @@ pub fn delete_observations(t: Ctx<'_>, a: &Value) -> Result<Plan, String> {
     })
 }
 
-/// delete_relations: every relation equal to one of the triples.
+/// delete_relations: every relation equal to one of the triples, holding or ended.
 pub fn delete_relations(t: Ctx<'_>, a: &Value) -> Result<Plan, String> {
     let relations = parse::<Relations>(a)?.relations;
-    let doomed = dedup(
-        relations
-            .into_iter()
-            .filter(|r| t.graph.has_relation(r.from, r.to, r.relation_type)),
-    );
+    let g = t.graph;
+    let doomed = dedup(relations.into_iter().filter(|r| {
+        g.has_relation(r.from, r.to, r.relation_type) || g.has_ended(r.from, r.to, r.relation_type)
+    }));
     Ok(Plan {
         change: Change::one(doomed, Op::DeleteRelations),
         result: output::success_message("Relations deleted successfully"),

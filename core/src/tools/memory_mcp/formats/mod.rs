@@ -23,6 +23,7 @@ use alloc::vec::Vec;
 use core::fmt::Display;
 
 use super::{EntityJson, RelationJson};
+use crate::graph::{EntityId, Graph, RelationId};
 use crate::jsonl::{EntityLine, EntityMeta, RelationLine};
 use crate::model::Millis;
 use crate::time;
@@ -43,6 +44,22 @@ pub(crate) struct Doc<'a> {
     pub entities: Vec<EntityJson<'a>>,
     /// Its relations, in order.
     pub relations: Vec<RelationJson<'a>>,
+}
+
+impl<'a> Doc<'a> {
+    /// These entities and relations of `g`, in this order.
+    pub(crate) fn of(g: &'a Graph, entities: &[EntityId], relations: &[RelationId]) -> Self {
+        Doc {
+            entities: entities
+                .iter()
+                .map(|&id| EntityJson::of(g, g.entity(id), false))
+                .collect(),
+            relations: relations
+                .iter()
+                .map(|&id| RelationJson::of(g, g.relation(id), false))
+                .collect(),
+        }
+    }
 }
 
 /// `doc` written in `format` (one of [`WRITTEN`]); `now` is the time markdown says it was
