@@ -133,19 +133,39 @@ impl VectorIndex {
         k: usize,
         keep: impl Fn(u32) -> bool,
     ) -> (Vec<(u32, f32)>, usize) {
+        self.nearest_above(q, k, f32::NEG_INFINITY, keep)
+    }
+
+    /// [`VectorIndex::nearest`] of the slots at least `bar` near (a cosine of `bar` or
+    /// more), and how many of those `keep` kept.
+    pub fn nearest_above(
+        &self,
+        q: &Query,
+        k: usize,
+        bar: f32,
+        keep: impl Fn(u32) -> bool,
+    ) -> (Vec<(u32, f32)>, usize) {
         let mut best: Vec<(u32, f32)> = Vec::with_capacity(k.min(self.scales.len()) + 1);
         let mut ranked = 0;
         let rows = self.codes.chunks_exact(self.dims()).zip(&self.scales);
+        let all = bar == f32::NEG_INFINITY;
         for (slot, (codes, &scale)) in rows.enumerate() {
             let slot = slot as u32;
             if scale == 0.0 || !keep(slot) {
+                continue;
+            }
+            if all && k == 0 {
+                ranked += 1;
+                continue;
+            }
+            let cos = q.cosine(codes, scale);
+            if cos < bar {
                 continue;
             }
             ranked += 1;
             if k == 0 {
                 continue;
             }
-            let cos = q.cosine(codes, scale);
             if best.len() == k && cos <= best[k - 1].1 {
                 continue;
             }

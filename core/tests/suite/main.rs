@@ -8,6 +8,7 @@ mod apps;
 mod archive;
 mod checkpoint;
 mod compression;
+mod constraints;
 mod crash;
 mod embed;
 mod eras;

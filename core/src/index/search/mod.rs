@@ -162,6 +162,97 @@ pub fn has_several_words(query: &str) -> bool {
     content >= 2
 }
 
+/// The entities a query's hard part admits ([`query::constraint`]): what meaning adds to
+/// a ranking, and what a relaxed conjunction finds, must satisfy it.
+#[derive(Debug)]
+pub struct Constraint {
+    /// Slots, ascending.
+    slots: Vec<u32>,
+    /// Whether `slots` are the entities left out (a constraint of exclusions alone).
+    excluded: bool,
+}
+
+impl Constraint {
+    /// Whether the entity in `slot` satisfies the constraint.
+    pub fn admits(&self, slot: u32) -> bool {
+        self.slots.binary_search(&slot).is_ok() != self.excluded
+    }
+
+    /// `node` (a hard part) evaluated: words as a search matches them (exactly or as a
+    /// prefix, no typos), exclusions exactly.
+    fn of(index: &SearchIndex, node: &Node) -> Constraint {
+        let excluded: Option<Vec<&Node>> = match node {
+            Node::Not(x) => Some(alloc::vec![&**x]),
+            Node::And(parts, _) => parts
+                .iter()
+                .map(|p| match p {
+                    Node::Not(x) => Some(&**x),
+                    _ => None,
+                })
+                .collect(),
+            _ => None,
+        };
+        let docs = |node: &Node, mode: Mode| -> Vec<u32> {
+            let hits = eval::run(index, node, mode, None, false).unwrap_or_default();
+            hits.into_iter().map(|h| h.doc).collect()
+        };
+        match excluded {
+            Some(out) => {
+                let exact = Mode {
+                    typos: false,
+                    relaxed: false,
+                    prefix_min: usize::MAX,
+                };
+                let mut slots: Vec<u32> = out.into_iter().flat_map(|x| docs(x, exact)).collect();
+                slots.sort_unstable();
+                slots.dedup();
+                Constraint {
+                    slots,
+                    excluded: true,
+                }
+            }
+            None => {
+                let mode = Mode {
+                    typos: false,
+                    relaxed: false,
+                    prefix_min: PREFIX_MIN,
+                };
+                Constraint {
+                    slots: docs(node, mode),
+                    excluded: false,
+                }
+            }
+        }
+    }
+}
+
+/// A query as meaning ranks it: the text to embed (as written, or, with operators, its
+/// words and phrases, not what it excludes) and the constraint of its hard part, if it
+/// has one. A question (`reading`
+/// [`Reading::Question`]) is all plain words; `index` is asked for only when there is a
+/// constraint to evaluate.
+pub fn for_meaning<'i>(
+    index: impl FnOnce() -> &'i SearchIndex,
+    query: &str,
+    reading: Reading,
+) -> (alloc::string::String, Option<Constraint>) {
+    let parsed = match reading {
+        Reading::Query => query::parse(query).map(query::without_stopwords),
+        Reading::Question => None,
+    };
+    let Some(node) = parsed else {
+        return (query.into(), None);
+    };
+    match query::constraint(&node) {
+        // Plain words: embedded as written.
+        None => (query.into(), None),
+        Some(c) => (
+            query::meaning_text(&node),
+            Some(Constraint::of(index(), &c)),
+        ),
+    }
+}
+
 /// Runs a parsed query over `graph` and its ranked index.
 #[inline(never)]
 pub fn run(graph: &Graph, index: &SearchIndex, node: &Node, options: &Options<'_>) -> Results {
@@ -189,6 +280,12 @@ pub fn run(graph: &Graph, index: &SearchIndex, node: &Node, options: &Options<'_
         mode.typos = true;
         mode.relaxed = true;
         hits = eval::run(index, node, mode, filter, false).unwrap_or_default();
+        // "Any word" relaxes the words side by side, not the phrases, fields and
+        // exclusions among them.
+        if let Some(hard) = query::constraint(node) {
+            let hard = Constraint::of(index, &hard);
+            hits.retain(|h| hard.admits(h.doc));
+        }
     }
     // The pool to rerank: the best hits, best first, ties in insertion order — (score
     // descending, slot) as one `u64` key per hit (scores are never negative, so their bits

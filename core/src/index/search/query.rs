@@ -276,6 +276,51 @@ pub fn without_stopwords(node: Node) -> Node {
     }
 }
 
+/// The part of a query every hit must satisfy, however it was found: its phrases, quoted
+/// words, words in a field, exclusions, and what an explicit `AND` or `OR` joins. `None`
+/// when the query is plain words, which meaning may stand in for.
+pub fn constraint(node: &Node) -> Option<Node> {
+    match node {
+        Node::Word {
+            field: None,
+            exact: false,
+            ..
+        } => None,
+        Node::Word { .. } | Node::Phrase { .. } | Node::Not(_) => Some(node.clone()),
+        Node::And(parts, true) => {
+            let mut hard: Vec<Node> = parts.iter().filter_map(constraint).collect();
+            match hard.len() {
+                0 => None,
+                1 => hard.pop(),
+                _ => Some(Node::And(hard, false)),
+            }
+        }
+        Node::And(_, false) | Node::Or(_) => Some(node.clone()),
+    }
+}
+
+/// The words a query looks for, as one text to embed: every word and phrase not under an
+/// exclusion (an excluded word's meaning is what the query does not want).
+pub fn meaning_text(node: &Node) -> String {
+    fn walk(node: &Node, out: &mut String) {
+        let mut push = |w: &str| {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(w);
+        };
+        match node {
+            Node::Word { text, .. } => push(text),
+            Node::Phrase { terms, .. } => terms.iter().for_each(|t| push(t)),
+            Node::And(parts, _) | Node::Or(parts) => parts.iter().for_each(|p| walk(p, out)),
+            Node::Not(_) => {}
+        }
+    }
+    let mut out = String::new();
+    walk(node, &mut out);
+    out
+}
+
 /// Parses a query; `None` when it holds nothing to search for.
 #[inline(never)]
 pub fn parse(query: &str) -> Option<Node> {
