@@ -121,9 +121,9 @@ fn memory() -> impl Strategy<Value = Vec<Value>> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(48)))]
 
-    /// Every hit of every mode satisfies the query's operators.
+    /// Every hit of every mode satisfies the query's operators, and the type filter.
     #[test]
-    fn every_hit_of_every_mode_satisfies_the_operators(entities in memory(), q in query()) {
+    fn every_hit_of_every_mode_satisfies_the_operators(entities in memory(), q in query(), typed in prop::option::of(0..WORDS.len())) {
         let mut m: Server<MemLog> = open(MemLog::new());
         load_table(&mut m);
         create(&mut m, &entities);
@@ -132,11 +132,18 @@ proptest! {
             .map(|e| (e["name"].as_str().unwrap().to_string(), Text::of(e)))
             .collect();
         for mode in ["lexical", "semantic", "hybrid"] {
-            let found = call_ok(&mut m, "search", json!({"query": q.text(), "mode": mode, "limit": 50}));
+            let mut args = json!({"query": q.text(), "mode": mode, "limit": 50});
+            if let Some(t) = typed {
+                args["entityType"] = json!(WORDS[t]);
+            }
+            let found = call_ok(&mut m, "search", args);
             for hit in found["hits"].as_array().unwrap() {
                 let name = hit["name"].as_str().unwrap();
                 let (_, text) = texts.iter().find(|(n, _)| n == name).unwrap();
                 prop_assert!(q.holds(text), "{mode}: {:?} found {name:?}, which breaks it", q.text());
+                if let Some(t) = typed {
+                    prop_assert_eq!(&text.kind, &vec![WORDS[t].to_string()], "{}: type filter", mode);
+                }
                 prop_assert!(hit["score"].as_f64().unwrap() > 0.0 || mode == "semantic", "{mode}: a hit scored 0: {hit}");
             }
         }

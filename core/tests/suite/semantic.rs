@@ -182,6 +182,14 @@ fn explain_shows_the_lexical_and_the_semantic_parts() {
     let by_meaning = (hits.iter()).find(|h| h["matched"] == json!([]));
     let other = by_meaning.expect("an entity found by meaning alone");
     assert!(other["explain"].get("bm25").is_none(), "{other}");
+    // Why it is there: its cosine clears the bar meaning alone must clear.
+    let semantic = &other["explain"]["semantic"];
+    let bar = semantic["bar"].as_f64().expect("bar");
+    assert_eq!(bar, 0.36);
+    assert!(
+        semantic["cosine"].as_f64().expect("cosine") >= bar,
+        "{other}"
+    );
     assert_eq!(other["explain"]["fusion"]["lexical"], json!(0.0));
 }
 

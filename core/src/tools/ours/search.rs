@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::graph::Graph;
-use crate::index::hybrid::{self, LEXICAL_WEIGHT, Mode, Ranked};
+use crate::index::hybrid::{self, LEXICAL_WEIGHT, MEANING_BAR, Mode, Ranked};
 use crate::index::search::{self, Options, Reading, SearchIndex};
 use crate::index::{NoTable, TABLE_HOWTO};
 use crate::json;
@@ -86,6 +86,9 @@ struct ExplainJson<'a> {
 struct SemanticJson {
     /// `None`: the entity has no vector (no word of its text is known to the table).
     cosine: Option<f64>,
+    /// The least cosine at which meaning alone finds an entity (`MEANING_BAR`): a hit
+    /// the words did not find is there because its cosine clears it.
+    bar: f64,
 }
 
 #[derive(Serialize)]
@@ -212,6 +215,7 @@ fn ranked_hits<'g>(
         ExplainJson {
             semantic: Some(SemanticJson {
                 cosine: r.cosine.map(signed),
+                bar: signed(MEANING_BAR),
             }),
             fusion: weight.map(|w| FusionJson {
                 weight: rounded(w),
