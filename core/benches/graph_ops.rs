@@ -300,4 +300,15 @@ fn timings(layout: &str, ends: impl Fn(usize, usize) -> (usize, usize)) {
             median(planned).0
         );
     }
+    // Deleting one entity (and its relations) a call, every index built (issue 42: the one
+    // operation under 2x the Rust mcp-memory 3.0.1 end to end). Last: it changes the graph.
+    m.handle(&tool_line("search_nodes", json!({"query": "city 7"})));
+    m.handle(&tool_line("search", json!({"query": "city 7"})));
+    report("delete_entities one (Server::handle)", 2_000, &mut |i| {
+        let gone = format!("entity-{}", (i * 7919 + 13) % entities);
+        black_box(m.handle(&tool_line(
+            "delete_entities",
+            json!({ "entityNames": [gone] }),
+        )));
+    });
 }

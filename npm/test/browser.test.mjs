@@ -344,7 +344,7 @@ test('BrowserMemory reads the embedding table only when a search first ranks by 
   assert.equal(asked, 0, 'nothing ranked by meaning yet');
   const found = await memory.callTool('search', { query: 'who writes computer programs for a living', limit: 1 });
   assert.deepEqual(found.hits.map((h) => h.name), ['Alice'], 'hybrid by default, with the table');
-  const near = await memory.callTool('search', { query: 'a hobby by the water', mode: 'semantic', limit: 1 });
+  const near = await memory.callTool('search', { query: 'weekend fishing trips', mode: 'semantic', limit: 1 });
   assert.deepEqual(near.hits.map((h) => h.name), ['Bob']);
   assert.equal(asked, 1);
   await memory.close();
