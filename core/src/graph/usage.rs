@@ -32,6 +32,31 @@ impl Use {
         let &(_, count, last) = self.with.iter().find(|(s, ..)| *s == other)?;
         Some((count, last))
     }
+
+    /// Counts `count` accesses on `day`, the last at `last`.
+    pub(crate) fn add_accesses(&mut self, day: u32, count: u32, last: Millis) {
+        match self.days.binary_search_by_key(&day, |d| d.0) {
+            Ok(i) => self.days[i].1 = self.days[i].1.saturating_add(count),
+            Err(i) => self.days.insert(i, (day, count)),
+        }
+        self.last = self.last.max(last);
+    }
+
+    /// Counts `count` returns together with `other`, the last at `last`; whether `other`
+    /// is new among them.
+    pub(crate) fn add_with(&mut self, other: Sym, count: u32, last: Millis) -> bool {
+        match self.with.iter_mut().find(|(s, ..)| *s == other) {
+            Some(pair) => {
+                pair.1 = pair.1.saturating_add(count);
+                pair.2 = pair.2.max(last);
+                false
+            }
+            None => {
+                self.with.push((other, count, last));
+                true
+            }
+        }
+    }
 }
 
 impl Graph {
@@ -46,12 +71,7 @@ impl Graph {
             let Some(sym) = self.live_name(a.entity) else {
                 continue;
             };
-            let entry = self.use_entry(sym);
-            match entry.days.binary_search_by_key(&a.day, |d| d.0) {
-                Ok(i) => entry.days[i].1 = entry.days[i].1.saturating_add(a.count),
-                Err(i) => entry.days.insert(i, (a.day, a.count)),
-            }
-            entry.last = entry.last.max(a.last);
+            self.use_entry(sym).add_accesses(a.day, a.count, a.last);
         }
         for p in &u.pairs {
             let (Some(a), Some(b)) = (self.live_name(p.a), self.live_name(p.b)) else {
@@ -65,7 +85,7 @@ impl Graph {
     }
 
     /// The name's symbol, if an entity has it.
-    fn live_name(&self, name: &str) -> Option<Sym> {
+    pub(crate) fn live_name(&self, name: &str) -> Option<Sym> {
         let sym = self.strings.lookup(name)?;
         self.by_name
             .get(sym)
@@ -83,16 +103,8 @@ impl Graph {
     }
 
     fn add_pair(&mut self, a: Sym, b: Sym, count: u32, last: Millis) {
-        let with = &mut self.use_entry(a).with;
-        match with.iter_mut().find(|(s, ..)| *s == b) {
-            Some(pair) => {
-                pair.1 = pair.1.saturating_add(count);
-                pair.2 = pair.2.max(last);
-            }
-            None => {
-                with.push((b, count, last));
-                self.strings.add_refs(b, 1);
-            }
+        if self.use_entry(a).add_with(b, count, last) {
+            self.strings.add_refs(b, 1);
         }
     }
 

@@ -77,34 +77,17 @@ impl Pending {
             .range((String::from(text), 0)..=(String::from(text), u32::MAX))
         {
             noted = true;
-            match u.days.binary_search_by_key(day, |d| d.0) {
-                Ok(i) => u.days[i].1 = u.days[i].1.saturating_add(count),
-                Err(i) => u.days.insert(i, (*day, count)),
-            }
-            u.last = u.last.max(last);
+            u.add_accesses(*day, count, last);
         }
-        let live = |n: &str| {
-            graph
-                .strings()
-                .lookup(n)
-                .filter(|&s| !graph.named(n).is_empty() && s != name)
-        };
         for ((a, b), &(count, last)) in &self.pairs {
             let other = match (a.as_str() == text, b.as_str() == text) {
-                (true, false) => live(b),
-                (false, true) => live(a),
+                (true, false) => graph.live_name(b),
+                (false, true) => graph.live_name(a),
                 _ => None,
             };
-            let Some(other) = other else {
-                continue;
-            };
-            noted = true;
-            match u.with.iter_mut().find(|(s, ..)| *s == other) {
-                Some(pair) => {
-                    pair.1 = pair.1.saturating_add(count);
-                    pair.2 = pair.2.max(last);
-                }
-                None => u.with.push((other, count, last)),
+            if let Some(other) = other {
+                noted = true;
+                u.add_with(other, count, last);
             }
         }
         (noted || logged.is_some()).then_some(u)

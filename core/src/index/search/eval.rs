@@ -148,7 +148,7 @@ pub(crate) struct Mode {
 
 impl Mode {
     /// Exact words only: what an exclusion matches (`-java` keeps "javascript").
-    fn exact(self) -> Mode {
+    pub(crate) fn exact(self) -> Mode {
         Mode {
             typos: false,
             relaxed: self.relaxed,

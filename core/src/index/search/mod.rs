@@ -196,13 +196,14 @@ impl Constraint {
             let hits = eval::run(index, node, mode, None, false).unwrap_or_default();
             hits.into_iter().map(|h| h.doc).collect()
         };
+        let mode = Mode {
+            typos: false,
+            relaxed: false,
+            prefix_min: PREFIX_MIN,
+        };
         match excluded {
             Some(out) => {
-                let exact = Mode {
-                    typos: false,
-                    relaxed: false,
-                    prefix_min: usize::MAX,
-                };
+                let exact = mode.exact();
                 let mut slots: Vec<u32> = out.into_iter().flat_map(|x| docs(x, exact)).collect();
                 slots.sort_unstable();
                 slots.dedup();
@@ -211,17 +212,10 @@ impl Constraint {
                     excluded: true,
                 }
             }
-            None => {
-                let mode = Mode {
-                    typos: false,
-                    relaxed: false,
-                    prefix_min: PREFIX_MIN,
-                };
-                Constraint {
-                    slots: docs(node, mode),
-                    excluded: false,
-                }
-            }
+            None => Constraint {
+                slots: docs(node, mode),
+                excluded: false,
+            },
         }
     }
 }

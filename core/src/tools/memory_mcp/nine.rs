@@ -172,6 +172,8 @@ pub fn create_entities(t: Ctx<'_>, a: &Value) -> Result<Plan, String> {
     })
 }
 
+/// A relation to make; its `lastModified` is taken and not kept (its one time is when it
+/// was made).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct NewRelation<'a> {
@@ -180,9 +182,6 @@ struct NewRelation<'a> {
     relation_type: &'a str,
     #[serde(default)]
     created_at: Option<&'a str>,
-    #[serde(default)]
-    #[allow(dead_code, reason = "a relation's times are one: when it was made")]
-    last_modified: Option<&'a str>,
 }
 
 #[derive(Deserialize)]
