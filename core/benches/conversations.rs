@@ -27,13 +27,16 @@
 //! and over each half (the first five, the last five by file name), so a change can be
 //! tried on one half and judged on the other. Not a test: nothing here asserts a figure.
 
+#[path = "../tests/suite/common/mod.rs"]
+mod common;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use common::{MemLog, call_ok};
 use mcp_memory_core::Server;
 use mcp_memory_core::embed::Table;
-use mcp_memory_core::testing::MemLog;
 use serde_json::{Value, json};
 
 /// One conversation: its speakers, sessions (date, turns) and questions.
@@ -181,20 +184,6 @@ fn turn_name(id: &str) -> Option<String> {
     Some(format!("session-{s}-turn-{t}"))
 }
 
-fn call(memory: &mut Server<MemLog>, tool: &str, args: Value) -> Value {
-    let line = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                      "params": {"name": tool, "arguments": args}})
-    .to_string();
-    let replies = memory.handle_in(0, 0, &line);
-    let reply: Value = serde_json::from_str(replies.last().expect("a reply")).expect("JSON");
-    let result = &reply["result"];
-    assert!(
-        result.is_object() && result.get("isError").is_none(),
-        "{tool} failed: {reply}"
-    );
-    result["structuredContent"].clone()
-}
-
 /// A memory holding `c`, with the static embedding table.
 fn memory(c: &Conversation, table: &[u8]) -> Server<MemLog> {
     let (mut memory, _) = Server::open(MemLog::new()).expect("an empty memory opens");
@@ -221,10 +210,10 @@ fn memory(c: &Conversation, table: &[u8]) -> Server<MemLog> {
         }
     }
     for chunk in entities.chunks(1000) {
-        call(&mut memory, "create_entities", json!({ "entities": chunk }));
+        call_ok(&mut memory, "create_entities", json!({ "entities": chunk }));
     }
     for chunk in relations.chunks(1000) {
-        call(
+        call_ok(
             &mut memory,
             "create_relations",
             json!({ "relations": chunk }),
@@ -297,7 +286,7 @@ fn main() {
             for q in &c.questions {
                 let args = json!({"query": q.text, "mode": mode, "limit": 10});
                 let start = Instant::now();
-                let found = call(&mut memory, "search", args);
+                let found = call_ok(&mut memory, "search", args);
                 times.entry(mode).or_default().push(start.elapsed());
                 let hits: Vec<String> = (found["hits"].as_array().expect("hits"))
                     .iter()
@@ -329,7 +318,7 @@ fn main() {
             println!("| {mode} | {} |", sum.row());
         }
     }
-    println!("\nper question, in process: median / p95");
+    println!("\nper question, in process (JSON in and out, the reply checked): median / p95");
     for mode in MODES {
         let t = times.get_mut(mode).expect("timed");
         t.sort();
