@@ -95,6 +95,13 @@ export class Memory {
    */
   handleLine(line: Uint8Array): Uint8Array;
 
+  /**
+   * Builds a slice of a search index no search has needed yet (a few milliseconds); returns
+   * false, having done nothing, once all are built. Call it while idle (the stdio server does
+   * after 100 ms without a message) so the first search of a large memory finds them ready.
+   */
+  warm(): boolean;
+
   /** Calls a tool by name; returns its structuredContent or throws a ToolError. */
   callTool(name: string, args: object): unknown;
 

@@ -301,6 +301,14 @@ impl Server {
         Ok(server.memory().call_next_piece(&mut self.store, memory)?)
     }
 
+    /// Builds a slice of a search index not built yet; `false` once all are built. Reads
+    /// only the guest's graph: the memory file's lock is not needed.
+    pub fn warm(&mut self) -> Result<bool> {
+        let memory = self.memory;
+        let server = self.bindings.mcp_memory_memory_server();
+        Ok(server.memory().call_warm(&mut self.store, memory)?)
+    }
+
     /// Messages waiting for other sessions' clients, as (session, message).
     pub fn take_notices(&mut self) -> Result<Vec<(u32, String)>> {
         let memory = self.memory;

@@ -10,7 +10,7 @@ use std::thread;
 
 use tokio::sync::{mpsc as tmpsc, oneshot};
 
-use crate::service::Service;
+use crate::service::{IDLE, Service};
 
 /// Messages an outbox holds before its client must read some (a client that stops reading
 /// slows only itself; notifications that find its outbox full are dropped).
@@ -71,7 +71,9 @@ pub fn start(mut service: Service) -> (Hub, Engine) {
     let queued = Arc::clone(&poll_queued);
     let thread = thread::spawn(move || {
         let mut outboxes: HashMap<u32, Outbox> = HashMap::new();
-        for job in queue {
+        let mut warming = true;
+        while let Some(job) = next(&queue, &mut service, &mut warming) {
+            warming = true;
             match job {
                 Job::Handle {
                     session,
@@ -108,6 +110,28 @@ pub fn start(mut service: Service) -> (Hub, Engine) {
         poll_queued,
     };
     (hub, Engine { jobs, thread })
+}
+
+/// The next job, once one comes (`None` once every hub is gone); while none comes for
+/// [`IDLE`] and `warming`, the search indexes are built ([`Service::warm_while`]), and
+/// `warming` ends once they are.
+fn next(queue: &mpsc::Receiver<Job>, service: &mut Service, warming: &mut bool) -> Option<Job> {
+    if *warming {
+        match queue.recv_timeout(IDLE) {
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            job => return job.ok(),
+        }
+        let mut came = Err(mpsc::TryRecvError::Empty);
+        *warming = reopened(service.warm_while(|| {
+            came = queue.try_recv();
+            matches!(came, Err(mpsc::TryRecvError::Empty))
+        }));
+        match came {
+            Err(mpsc::TryRecvError::Empty) => {}
+            job => return job.ok(),
+        }
+    }
+    queue.recv().ok()
 }
 
 /// What a call on the service returned; a memory that could not be reopened after a trap

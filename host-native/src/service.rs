@@ -1,9 +1,15 @@
 //! One memory served to any number of clients: the component instance, replaced by a fresh
 //! one from the memory file if it ever traps, with the memory file's warnings sent to stderr.
 
+use std::time::Duration;
+
 use anyhow::Result;
 
 use crate::engine::{Replies, Server};
+
+/// How long no message comes before a transport builds the search indexes
+/// ([`Service::warm_while`]).
+pub const IDLE: Duration = Duration::from_millis(100);
 
 /// How a trapped instance is replaced: the memory opened again from its file.
 pub type Reopen = Box<dyn Fn() -> Result<Server> + Send>;
@@ -111,6 +117,23 @@ impl Service {
             self.server.linger();
         }
         Ok(())
+    }
+
+    /// Builds the search indexes a slice at a time (a few milliseconds each) while `idle()`
+    /// says no message waits, so that the first search finds them ready; returns whether
+    /// some are left (a message came first). A trap ends it (the memory is reloaded; `Err`
+    /// only if that fails).
+    pub fn warm_while(&mut self, mut idle: impl FnMut() -> bool) -> Result<bool> {
+        loop {
+            match self.server.warm() {
+                Ok(true) if idle() => {}
+                Ok(more) => return Ok(more),
+                Err(trap) => {
+                    self.reload(&trap)?;
+                    return Ok(false);
+                }
+            }
+        }
     }
 
     /// Messages waiting for other sessions' clients, as (session, message).

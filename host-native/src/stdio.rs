@@ -5,7 +5,7 @@ use std::io::{self, BufRead, Read, Write};
 use anyhow::Result;
 
 use crate::engine::Replies;
-use crate::service::Service;
+use crate::service::{IDLE, Service};
 use crate::store::Location;
 
 /// How long a lock a write took is kept for the client's next message: a burst of writes
@@ -33,6 +33,11 @@ pub fn serve(mut service: Service, location: &Location) -> Result<()> {
         line.clear();
         if service.holds_lock() && !line_within(&mut stdin, LINGER_MS)? {
             service.release();
+        }
+        // While the client is quiet, the search indexes get built.
+        let idle = |ms: i32| stdin.buffer().is_empty() && !input_within(ms);
+        if can_wait_for_input() && idle(IDLE.as_millis() as i32) {
+            service.warm_while(|| idle(0))?;
         }
         while stdin.buffer().is_empty() && wake.woken_before_input() {
             service.poll()?;

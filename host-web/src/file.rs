@@ -257,6 +257,13 @@ impl FileMemory {
         self.turn(|s| s.memory_mut().compact().map_err(memory_error))
     }
 
+    /// Builds a slice of a search index no search has needed yet (a few milliseconds);
+    /// `false`, having done nothing, once all are built. Call it while no message waits, so
+    /// the first search finds its indexes ready.
+    pub fn warm(&mut self) -> bool {
+        self.server.memory_mut().warm()
+    }
+
     /// Readies the memory file for the next start (a checkpoint, if many changes followed
     /// the last one) as the host is done with it. Nothing acknowledged depends on it.
     pub fn close(&mut self) {

@@ -66,6 +66,15 @@ export class Memory {
     return this.#live().handleLine(line);
   }
 
+  /**
+   * Builds a slice of a search index no search has needed yet (a few milliseconds); returns
+   * false, having done nothing, once all are built. Call it while idle (the stdio server does
+   * after 100 ms without a message) so the first search of a large memory finds them ready.
+   */
+  warm() {
+    return this.#live().warm();
+  }
+
   /** Calls a tool by name; returns its structuredContent or throws a ToolError. */
   callTool(name, args) {
     return toolResult(this.handle(toolRequest(`api-${this.#nextId++}`, name, args)));

@@ -2,6 +2,9 @@
 
 import { loadEngine } from './engine.js';
 
+/** How long no message comes before the server builds its search indexes (as the native one). */
+const IDLE_MS = 100;
+
 /** Prints the engine's warnings (conversion, torn tails, stale locks) to stderr. */
 export function printWarnings(memory) {
   for (const w of memory.takeWarnings()) process.stderr.write(`mcp-memory: warning: ${w}\n`);
@@ -27,6 +30,25 @@ export function serveStdio(open, onEnd) {
   let full = false;
   let ended = false;
   let finished = false;
+  /** The timer that starts warming once no message came for IDLE_MS, or the next slice. */
+  let idle;
+  let slice;
+
+  /**
+   * Builds the search indexes a slice at a time (a few milliseconds each), input read
+   * between slices, until they are built or a message comes: the first search then finds
+   * them ready.
+   */
+  const warm = () => {
+    if (lines.length || ended) return;
+    let more = false;
+    try {
+      more = memory.warm();
+    } catch {
+      // A failed engine is reloaded by the next message, which reports it.
+    }
+    if (more) slice = setImmediate(warm).unref();
+  };
 
   /** The replies to one line, as bytes. */
   const answer = (line) => {
@@ -66,6 +88,9 @@ export function serveStdio(open, onEnd) {
       }
     } else {
       process.stdin.resume();
+      clearTimeout(idle);
+      clearImmediate(slice);
+      idle = setTimeout(warm, IDLE_MS).unref();
     }
   };
 

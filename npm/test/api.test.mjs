@@ -707,3 +707,29 @@ test('a memory error carries its kind: an unreadable import is IMPORT_REFUSED an
     memory.close();
   }
 });
+
+test('warm() builds the search indexes a slice at a time, and every change made between slices is searched', () => {
+  const { file, memory } = fresh();
+  for (let call = 0; call < 3; call++) {
+    const batch = Array.from({ length: 1000 }, (_, i) => entity(`e${call * 1000 + i}`, 'thing', [`about item ${call * 1000 + i}`]));
+    memory.createEntities(batch);
+  }
+  memory.close();
+  using(file, (m) => {
+    const marked = [];
+    let slices = 0;
+    for (; m.warm(); slices++) {
+      // A change to an entity early in the graph (held by a build under way) and a new one.
+      const marker = `marker${slices}`;
+      m.addObservations([{ entityName: `e${slices}`, contents: [marker] }]);
+      m.createEntities([entity(`new${slices}`, 'thing', [marker])]);
+      marked.push(`e${slices}`, `new${slices}`);
+    }
+    assert.ok(slices > 3, `built in ${slices} slices, not at once`);
+    assert.equal(m.warm(), false, 'nothing left to build');
+    const found = m.searchNodes('marker').entities.map((e) => e.name);
+    assert.deepEqual(found.sort(), marked.sort());
+    const hits = m.callTool('search', { query: 'marker2', mode: 'lexical' }).hits.map((h) => h.name);
+    assert.deepEqual(hits.sort(), ['e2', 'new2']);
+  });
+});

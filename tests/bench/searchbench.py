@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """What `search` costs in each mode on a memory file, end to end over stdio.
 
-Starts the server on a copy of FILE, then per mode (lexical, semantic, hybrid) times the
-first search (which builds the ranked index, or reads the embedding table and embeds every
-entity) and then QUERIES searches of varied words and questions (p50/p95/max), and the
-server's peak RSS before and after the first search by meaning. A memory file to measure:
+Starts a server on a copy of FILE per mode (`search` lexical, semantic, hybrid, and
+`search_nodes`), lets it be quiet for IDLE seconds (0: none; a server builds its indexes
+while no message waits), then times the first search (which builds what it needs that is
+not built yet: the ranked or trigram index, or the embedding table read and every entity
+embedded) and QUERIES searches of varied words and questions (p50/p95/max), and the
+server's peak RSS before and after them. A memory file to measure:
 `target/release/mcpload ... --entities 40000 --keep-workdir` keeps one.
 
     python3 tests/bench/searchbench.py --cmd "target/release/mcp-memory -f {file}" \\
-        --file /tmp/mcpload-us-.../memory.mcpmem
+        --file /tmp/mcpload-us-.../memory.mcpmem [--idle 5]
 """
 
 import argparse
@@ -62,9 +64,9 @@ class Server:
         return reply["result"], took
 
     def search(self, query, mode):
-        args = {"query": query, "limit": 10}
-        if mode:
-            args["mode"] = mode
+        if mode == "search_nodes":
+            return self.request("tools/call", {"name": mode, "arguments": {"query": query}})
+        args = {"query": query, "limit": 10, "mode": mode}
         return self.request("tools/call", {"name": "search", "arguments": args})
 
     def close(self):
@@ -82,16 +84,19 @@ def main():
     ap.add_argument("--cmd", required=True, help="server command; {file} is the memory file")
     ap.add_argument("--file", required=True, help="memory file (copied, never changed)")
     ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--idle", type=float, default=0.0,
+                    help="seconds without a message before the first search")
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="searchbench-")
     try:
         print(f"| mode | first search ms | p50 ms | p95 ms | max ms | peak RSS before / after MiB |")
         print("|---|---:|---:|---:|---:|---:|")
-        for mode in ["lexical", "semantic", "hybrid"]:
+        for mode in ["lexical", "semantic", "hybrid", "search_nodes"]:
             file = os.path.join(work, os.path.basename(args.file))
             shutil.copyfile(args.file, file)
             s = Server(args.cmd, file)
             s.request("tools/call", {"name": "open_nodes", "arguments": {"names": ["x"]}})
+            time.sleep(args.idle)
             before = rss_kib(s.p.pid)
             _, first = s.search("someone who enjoys the outdoors", mode)
             times = []

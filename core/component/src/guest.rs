@@ -142,6 +142,10 @@ impl GuestMemory for GuestMem {
         self.0.borrow_mut().poll()
     }
 
+    fn warm(&self) -> bool {
+        self.0.borrow_mut().memory_mut().warm()
+    }
+
     fn close(&self) {
         self.0.borrow_mut().memory_mut().close()
     }

@@ -73,6 +73,15 @@ pub struct Entity {
     pub extra: Option<Box<Extra>>,
 }
 
+impl Entity {
+    /// Its searchable text: name, type, then observations.
+    pub fn fields(&self) -> impl Iterator<Item = Sym> + '_ {
+        [self.name, self.entity_type]
+            .into_iter()
+            .chain(self.observations.iter().copied())
+    }
+}
+
 /// What is known of an observation beside its text.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FactMeta {
@@ -297,10 +306,16 @@ impl Graph {
 
     /// Entities in insertion order.
     pub fn entities(&self) -> impl Iterator<Item = (EntityId, &Entity)> {
-        self.entities
+        self.entities_from(0)
+    }
+
+    /// Entities in insertion order from arena slot `slot` on.
+    pub fn entities_from(&self, slot: u32) -> impl Iterator<Item = (EntityId, &Entity)> {
+        let skip = (slot as usize).min(self.entities.len());
+        self.entities[skip..]
             .iter()
-            .enumerate()
-            .filter_map(|(i, e)| e.as_ref().map(|e| (EntityId(i as u32), e)))
+            .zip(skip as u32..)
+            .filter_map(|(e, i)| e.as_ref().map(|e| (EntityId(i), e)))
     }
 
     /// Relations in insertion order.

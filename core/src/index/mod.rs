@@ -2,13 +2,15 @@
 //! ([`substring`]), the ranked full-text index ([`search`]) and the entities' vectors for
 //! semantic search ([`vectors`], when the host handed over an embedding table).
 //!
-//! [`Indexes`] holds both and keeps them up to date as an [`Observer`] of
-//! [`Graph::apply`]. Each is built by the first search that needs it (not during replay,
-//! which it would slow by half) and dropped when the graph re-packs its arenas (slots are
-//! renumbered; the next search builds it again). A new index is a new field here and a few
+//! [`Indexes`] holds them and keeps them up to date as an [`Observer`] of
+//! [`Graph::apply`]. None is built during replay (which it would slow by half): each is
+//! built a slice at a time while the server is idle ([`Indexes::warm`]), or finished by the
+//! first search that needs it ([`lazy`]); each is dropped when the graph re-packs its arenas
+//! (slots are renumbered; it is built again). A new index is a new field here and a few
 //! lines in the observer hooks, not an edit inside `Graph::apply`.
 
 pub mod hybrid;
+mod lazy;
 pub mod search;
 pub mod substring;
 pub mod vectors;
@@ -22,16 +24,21 @@ use crate::embed::{Table, TableError};
 
 use crate::graph::{Entity, EntityId, Graph, Observer};
 use crate::intern::Sym;
+use lazy::{Build, Lazy};
 use search::SearchIndex;
 use substring::{SubstringIndex, buckets_of};
 use vectors::VectorIndex;
 
+/// Text an idle step of [`Indexes::warm`] indexes, in bytes: a few milliseconds of work, the
+/// most a message arriving meanwhile waits for it.
+pub const WARM_BYTES: usize = 1 << 15;
+
 /// The indexes of one graph, each built lazily.
 #[derive(Default)]
 pub struct Indexes {
-    substring: OnceCell<SubstringIndex>,
-    ranked: OnceCell<SearchIndex>,
-    vectors: OnceCell<VectorIndex>,
+    substring: Lazy<SubstringIndex>,
+    ranked: Lazy<SearchIndex>,
+    vectors: Lazy<VectorIndex>,
     /// The embedding table semantic search uses, read from `source` by the first search
     /// that asks for it.
     table: OnceCell<Result<Rc<Table>, NoTable>>,
@@ -55,31 +62,57 @@ pub enum NoTable {
     Unreadable(TableError),
 }
 
-/// An entity's searchable fields: name, type, then observations.
-fn fields(e: &Entity) -> impl Iterator<Item = Sym> + '_ {
-    [e.name, e.entity_type]
-        .into_iter()
-        .chain(e.observations.iter().copied())
+impl Build for SubstringIndex {
+    fn add_all<'g>(
+        &mut self,
+        graph: &'g Graph,
+        entities: impl Iterator<Item = (EntityId, &'g Entity)>,
+    ) {
+        let s = graph.strings();
+        for (id, e) in entities {
+            self.add(id.slot(), e.fields().map(|sym| s.lower(sym)));
+        }
+    }
 }
 
 impl Indexes {
-    /// The trigram index of `graph` (built by the first call after start or a re-pack).
-    /// `graph` must be the graph these indexes observe.
+    /// The trigram index of `graph` (built by the first call after start or a re-pack, if
+    /// [`Indexes::warm`] has not). `graph` must be the graph these indexes observe.
     pub fn substring(&self, graph: &Graph) -> &SubstringIndex {
-        self.substring.get_or_init(|| {
-            let s = graph.strings();
-            let mut index = SubstringIndex::default();
-            for (id, e) in graph.entities() {
-                index.add(id.slot(), fields(e).map(|sym| s.lower(sym)));
-            }
-            index
-        })
+        self.substring.get(graph, SubstringIndex::default)
     }
 
     /// The ranked-search index of `graph` (built by the first call after start or a
-    /// re-pack). `graph` must be the graph these indexes observe.
+    /// re-pack, if [`Indexes::warm`] has not). `graph` must be the graph these indexes
+    /// observe.
     pub fn ranked(&self, graph: &Graph) -> &SearchIndex {
-        self.ranked.get_or_init(|| SearchIndex::build(graph))
+        self.ranked.get(graph, || SearchIndex::new(graph))
+    }
+
+    /// Builds a slice of the first index not built yet (the trigram, the ranked, then the
+    /// vectors if the host has an embedding table): entities holding about `budget` bytes
+    /// of text. Returns `false`, having done nothing, once every index is built. A server
+    /// calls it while no message waits, so that the first search after a start or a large
+    /// import finds its indexes ready. `graph` must be the graph these indexes observe.
+    pub fn warm(&mut self, graph: &Graph, budget: usize) -> bool {
+        if self.substring.built().is_none() {
+            self.substring.step(graph, budget, SubstringIndex::default);
+        } else if self.ranked.built().is_none() {
+            self.ranked.step(graph, budget, || SearchIndex::new(graph));
+            // Its terms in text order too, which the first prefix or typo search would sort.
+            if let Some(index) = self.ranked.built() {
+                index.settle();
+            }
+        } else if self.vectors.built().is_none()
+            && let Ok(table) = self.table()
+        {
+            let table = Rc::clone(table);
+            self.vectors
+                .step(graph, budget, || VectorIndex::new(graph, table));
+        } else {
+            return false;
+        }
+        true
     }
 
     /// Drops every index built (the next search that needs one builds it again from the
@@ -95,14 +128,14 @@ impl Indexes {
     /// Makes semantic search use `table`.
     pub fn set_table(&mut self, table: Table) {
         self.table = OnceCell::from(Ok(Rc::new(table)));
-        self.vectors = OnceCell::new();
+        self.vectors = Lazy::default();
     }
 
     /// Makes semantic search read its table from `source` when it first needs it.
     pub fn set_table_source(&mut self, source: TableSource) {
         self.table = OnceCell::new();
         self.source = Some(source).into();
-        self.vectors = OnceCell::new();
+        self.vectors = Lazy::default();
     }
 
     /// The embedding table (read from its source by the first call), or why there is none.
@@ -124,7 +157,7 @@ impl Indexes {
         let table = self.table()?;
         Ok(self
             .vectors
-            .get_or_init(|| VectorIndex::build(graph, Rc::clone(table))))
+            .get(graph, || VectorIndex::new(graph, Rc::clone(table))))
     }
 
     /// Entities that may contain `needle` (lowercased) in a field, in graph order, or `None`
@@ -136,30 +169,33 @@ impl Indexes {
 }
 
 impl Observer for Indexes {
+    // A build under way is told only of changes to the entities it holds already
+    // ([`Lazy::covering`]).
+
     fn entity_added(&mut self, graph: &Graph, id: EntityId) {
         let e = graph.entity(id);
         let s = graph.strings();
-        if let Some(index) = self.substring.get_mut() {
-            index.add(id.slot(), fields(e).map(|sym| s.lower(sym)));
+        if let Some(index) = self.substring.covering(id.slot()) {
+            index.add(id.slot(), e.fields().map(|sym| s.lower(sym)));
         }
-        if let Some(index) = self.ranked.get_mut() {
+        if let Some(index) = self.ranked.covering(id.slot()) {
             let obs = e.observations.iter().map(|&o| s.resolve(o));
             index.add_entity(id.slot(), s.resolve(e.name), s.resolve(e.entity_type), obs);
         }
-        if let Some(index) = self.vectors.get_mut() {
+        if let Some(index) = self.vectors.covering(id.slot()) {
             index.set(graph, id.slot(), e);
         }
     }
 
     fn observations_added(&mut self, graph: &Graph, id: EntityId, added: &[Sym]) {
         let s = graph.strings();
-        if let Some(index) = self.substring.get_mut() {
+        if let Some(index) = self.substring.covering(id.slot()) {
             index.add(id.slot(), added.iter().map(|&o| s.lower(o)));
         }
-        if let Some(index) = self.ranked.get_mut() {
+        if let Some(index) = self.ranked.covering(id.slot()) {
             index.add_observations(id.slot(), added.iter().map(|&o| s.resolve(o)));
         }
-        if let Some(index) = self.vectors.get_mut() {
+        if let Some(index) = self.vectors.covering(id.slot()) {
             index.set(graph, id.slot(), graph.entity(id));
         }
     }
@@ -167,36 +203,36 @@ impl Observer for Indexes {
     fn observations_removed(&mut self, graph: &Graph, id: EntityId, removed: &[Sym]) {
         let s = graph.strings();
         let kept = graph.entity(id);
-        if let Some(index) = self.ranked.get_mut() {
+        if let Some(index) = self.ranked.covering(id.slot()) {
             let obs = kept.observations.iter().map(|&o| s.resolve(o));
             index.replace_observations(id.slot(), removed.iter().map(|&o| s.resolve(o)), obs);
         }
-        if let Some(index) = self.substring.get_mut() {
+        if let Some(index) = self.substring.covering(id.slot()) {
             // Unlist the windows that only the removed observations had.
-            let still = buckets_of(fields(kept).map(|sym| s.lower(sym)));
+            let still = buckets_of(kept.fields().map(|sym| s.lower(sym)));
             let mut gone = buckets_of(removed.iter().map(|&o| s.lower(o)));
             gone.retain(|g| still.binary_search(g).is_err());
             index.remove(id.slot(), &gone);
         }
-        if let Some(index) = self.vectors.get_mut() {
+        if let Some(index) = self.vectors.covering(id.slot()) {
             index.set(graph, id.slot(), kept);
         }
     }
 
     fn entity_removed(&mut self, graph: &Graph, id: EntityId, entity: &Entity) {
         let s = graph.strings();
-        if let Some(index) = self.substring.get_mut() {
+        if let Some(index) = self.substring.covering(id.slot()) {
             index.remove(
                 id.slot(),
-                &buckets_of(fields(entity).map(|sym| s.lower(sym))),
+                &buckets_of(entity.fields().map(|sym| s.lower(sym))),
             );
         }
-        if let Some(index) = self.ranked.get_mut() {
+        if let Some(index) = self.ranked.covering(id.slot()) {
             let obs = entity.observations.iter().map(|&o| s.resolve(o));
             let (name, kind) = (s.resolve(entity.name), s.resolve(entity.entity_type));
             index.remove_entity(id.slot(), name, kind, obs);
         }
-        if let Some(index) = self.vectors.get_mut() {
+        if let Some(index) = self.vectors.covering(id.slot()) {
             index.clear(id.slot());
         }
     }

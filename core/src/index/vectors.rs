@@ -15,7 +15,9 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use crate::embed::{Embedder, Table};
-use crate::graph::{Entity, Graph};
+use crate::graph::{Entity, EntityId, Graph};
+
+use super::lazy::Build;
 
 /// The vectors of a graph's entities, by slot.
 pub struct VectorIndex {
@@ -32,9 +34,23 @@ pub struct Query {
     scale: f32,
 }
 
+impl Build for VectorIndex {
+    fn add_all<'g>(
+        &mut self,
+        graph: &'g Graph,
+        entities: impl Iterator<Item = (EntityId, &'g Entity)>,
+    ) {
+        let table = Rc::clone(&self.table);
+        let mut embedder = table.embedder();
+        for (id, e) in entities {
+            self.put(graph, id.slot(), e, &mut embedder);
+        }
+    }
+}
+
 impl VectorIndex {
-    /// The vectors of every entity of `graph`.
-    pub fn build(graph: &Graph, table: Rc<Table>) -> VectorIndex {
+    /// An index of no entity yet, sized for `graph`'s (grown with [`Build::add_all`]).
+    pub fn new(graph: &Graph, table: Rc<Table>) -> VectorIndex {
         let dims = table.dims();
         // Sized once (slots of the last entity): a vector grown as it fills would leave
         // holes a WebAssembly heap never gives back.
@@ -42,17 +58,11 @@ impl VectorIndex {
             .entities()
             .last()
             .map_or(0, |(id, _)| id.slot() as usize + 1);
-        let mut index = VectorIndex {
+        VectorIndex {
             table,
             codes: Vec::with_capacity(slots * dims),
             scales: Vec::with_capacity(slots),
-        };
-        let table = Rc::clone(&index.table);
-        let mut embedder = table.embedder();
-        for (id, e) in graph.entities() {
-            index.put(graph, id.slot(), e, &mut embedder);
         }
-        index
     }
 
     /// Embeds `e` (name, type, current observations) as slot `slot`'s vector.
@@ -64,10 +74,7 @@ impl VectorIndex {
     /// [`VectorIndex::set`] with `embedder`'s scratch space.
     fn put(&mut self, graph: &Graph, slot: u32, e: &Entity, embedder: &mut Embedder<'_>) {
         let s = graph.strings();
-        for sym in [e.name, e.entity_type]
-            .into_iter()
-            .chain(e.observations.iter().copied())
-        {
+        for sym in e.fields() {
             embedder.add(s.resolve(sym));
         }
         let (slot, dims) = (slot as usize, self.dims());

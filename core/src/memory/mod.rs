@@ -18,7 +18,7 @@ use core::fmt;
 
 use crate::embed::Table;
 use crate::graph::Graph;
-use crate::index::{Indexes, TableSource};
+use crate::index::{Indexes, TableSource, WARM_BYTES};
 use crate::log::{Changes, Contents, Foreign, Intent, Log, LogError, SideFile};
 use crate::model::{Millis, Provenance};
 use crate::record::{Agent, DecodeError, Op, Record, Stamp, is_checkpoint};
@@ -373,6 +373,13 @@ impl<L: Log> Memory<L> {
     /// The graph's search indexes.
     pub fn indexes(&self) -> &Indexes {
         &self.indexes
+    }
+
+    /// Builds a slice of a search index no search has needed yet ([`Indexes::warm`], a few
+    /// milliseconds); `false`, having done nothing, once all are built. Hosts call it while
+    /// no message waits.
+    pub fn warm(&mut self) -> bool {
+        self.indexes.warm(&self.graph, WARM_BYTES)
     }
 
     /// Makes semantic and hybrid search use this embedding table.

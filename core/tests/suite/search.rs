@@ -4,6 +4,7 @@
 
 use crate::common::*;
 use mcp_memory_core::Server;
+use mcp_memory_core::embed::Table;
 use mcp_memory_core::graph::{EntityId, Graph};
 use mcp_memory_core::index::Indexes;
 use mcp_memory_core::index::search::{self, Options, SearchIndex};
@@ -652,23 +653,62 @@ fn outcome(g: &Graph, ix: &Indexes, query: &str) -> (Vec<(String, u32, u8)>, usi
     (hits, r.total)
 }
 
+/// The shipped embedding table.
+fn table() -> Table {
+    Table::parse(embedding_table_bytes().to_vec()).expect("the committed table parses")
+}
+
+/// Names of the entities the trigram index lists for a (lowercased) needle.
+fn candidates(g: &Graph, ix: &Indexes, needle: &str) -> Option<Vec<String>> {
+    let ids = ix.substring_candidates(g, needle)?;
+    Some(
+        ids.into_iter()
+            .map(|id| g.text(g.entity(id).name).to_string())
+            .collect(),
+    )
+}
+
+/// Names and cosines (bits) of every entity with a vector, nearest to `text` first.
+fn nearest(g: &Graph, ix: &Indexes, text: &str) -> Vec<(String, u32)> {
+    let v = ix.vectors(g).expect("a table");
+    let Some(q) = v.query(text) else {
+        return Vec::new();
+    };
+    let (hits, _) = v.nearest(&q, 100, |_| true);
+    let name = |slot| g.text(g.entity(EntityId::from_slot(slot)).name).to_string();
+    hits.into_iter()
+        .map(|(slot, cos)| (name(slot), cos.to_bits()))
+        .collect()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(64)))]
 
-    /// Whatever the history, an index kept up to date since an early search answers
-    /// exactly (same hits, bit-identical scores) like one built afresh at the end.
+    /// Whatever the history, indexes kept up to date since an early search, or built a
+    /// slice at a time between changes (`warm`), answer exactly (same hits, bit-identical
+    /// scores) like ones built afresh at the end: ranked search, substring candidates and
+    /// nearest vectors.
     #[test]
     fn incremental_index_equals_a_fresh_one(
         ops in prop::collection::vec(op(), 1..40),
         early in 0..40usize,
+        warm_from in 0..40usize,
+        slices in prop::collection::vec(0..3usize, 40),
+        budget in 1..40usize,
     ) {
         let queries = ["ab", "a", "abc", "zoe", "ab ba", "\"ab ba\"", "ab -x", "abx",
                        "type:t", "name:ab", "ab OR y", "-ab", "cba"];
         let (mut live, mut live_ix) = (Graph::default(), Indexes::default());
+        live_ix.set_table(table());
         let mut records: Vec<Vec<u8>> = Vec::new();
         for (step, op) in ops.iter().enumerate() {
             if step == early {
                 outcome(&live, &live_ix, "ab");
+            }
+            if step >= warm_from {
+                for _ in 0..slices[step] {
+                    live_ix.warm(&live, budget);
+                }
             }
             let names: Vec<String> = live.entities().map(|(_, e)| live.text(e.name).to_string()).collect();
             let pick = |i: &usize| names.get(i % names.len().max(1)).cloned().unwrap_or_default();
@@ -699,9 +739,13 @@ proptest! {
         for r in &records {
             replayed.apply(&Record::decode(r).unwrap(), &mut ());
         }
-        let fresh = Indexes::default();
+        let mut fresh = Indexes::default();
+        fresh.set_table(table());
         for q in queries {
             prop_assert_eq!(outcome(&live, &live_ix, q), outcome(&replayed, &fresh, q), "query {:?}", q);
+            let needle = q.to_lowercase();
+            prop_assert_eq!(candidates(&live, &live_ix, &needle), candidates(&replayed, &fresh, &needle), "needle {:?}", needle);
+            prop_assert_eq!(nearest(&live, &live_ix, q), nearest(&replayed, &fresh, q), "meaning {:?}", q);
         }
     }
 }

@@ -4,7 +4,7 @@
 //! test is named after the failure it guards against.
 
 use crate::common::net::{self, ACCEPT, JSON, Line, Server, header};
-use crate::common::{call, initialize};
+use crate::common::{call, changes_while_warming, initialize, warm_memory};
 
 use std::path::Path;
 use std::process::Command;
@@ -94,6 +94,27 @@ fn tcp_clients_writing_at_once_lose_nothing_and_the_129th_connection_is_refused(
         served
     });
     assert!(served, "a connection is served again after the others left");
+}
+
+/// The network transports' memory thread builds the search indexes while no client sends
+/// anything; what clients change meanwhile is all searched.
+#[test]
+fn tcp_changes_while_the_indexes_are_built_in_idle_time_are_all_searched() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("m.mcpmem");
+    // Loaded by one server (which built its indexes of the empty memory at once, and kept
+    // them up to date), searched by the next.
+    let loader = start(&file, &["--transport", "tcp"]);
+    let mut client = Line::connect(&loader.addr);
+    for (id, args) in (1..).zip(warm_memory()) {
+        let reply = client.request(&call(id, "create_entities", args));
+        assert_eq!(reply["result"]["isError"], Value::Null, "{reply}");
+    }
+    drop(loader);
+    let server = start(&file, &["--transport", "tcp"]);
+    let mut client = Line::connect(&server.addr);
+    client.request(&initialize(0));
+    changes_while_warming(|m| client.request(m));
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! The `mcp-memory` binary as a process: MCP over stdio, the memory file on disk, the command
 //! line. Each test is named after the failure it guards against.
 
-use crate::common::{call, initialize, request};
+use crate::common::{call, changes_while_warming, initialize, request, warm_memory};
 
 use std::fs;
 use std::io::Write;
@@ -1225,14 +1225,19 @@ impl Live {
 
     /// Calls a tool and returns its structuredContent; panics on an error result.
     fn call(&mut self, tool: &str, args: Value) -> Value {
-        use std::io::BufRead;
         self.next_id += 1;
-        writeln!(self.input, "{}", call(self.next_id, tool, args)).unwrap();
-        let mut line = String::new();
-        self.output.read_line(&mut line).unwrap();
-        let reply: Value = serde_json::from_str(&line).unwrap();
+        let reply = self.request(&call(self.next_id, tool, args));
         assert!(reply["result"].get("isError").is_none(), "{tool}: {reply}");
         reply["result"]["structuredContent"].clone()
+    }
+
+    /// Sends a request and returns the next message (its reply).
+    fn request(&mut self, message: &Value) -> Value {
+        use std::io::BufRead;
+        writeln!(self.input, "{message}").unwrap();
+        let mut line = String::new();
+        self.output.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap()
     }
 
     fn stop(mut self) {
@@ -1459,4 +1464,20 @@ fn concurrent_writers_lose_nothing() {
     }
     let entities = graph(&file)["entities"].as_array().unwrap().len();
     assert_eq!(entities, writers * per_writer as usize);
+}
+
+/// A server builds its search indexes while its client is quiet (a slice at a time); the
+/// changes that come meanwhile are all searched.
+#[test]
+fn changes_while_the_indexes_are_built_in_idle_time_are_all_searched() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("m.mcpmem");
+    let creates: Vec<_> = (warm_memory().into_iter())
+        .map(|args| ("create_entities", args))
+        .collect();
+    change(on(&file), &creates);
+    let mut live = Live::start(&file);
+    live.request(&initialize(0));
+    changes_while_warming(|m| live.request(m));
+    live.stop();
 }

@@ -32,8 +32,9 @@ use core::mem;
 use hashbrown::HashTable;
 
 use super::text::tokens;
-use crate::graph::Graph;
+use crate::graph::{Entity, EntityId, Graph};
 use crate::hash::Hasher;
+use crate::index::lazy::Build;
 
 /// The name field.
 pub const NAME: usize = 0;
@@ -224,21 +225,37 @@ pub struct SearchIndex {
     buf: String,
 }
 
-impl SearchIndex {
-    /// Indexes every entity of `graph`.
-    #[inline(never)]
-    pub fn build(graph: &Graph) -> SearchIndex {
-        let mut index = SearchIndex::default();
-        let slots = graph.entities().last().map_or(0, |(id, _)| id.slot() + 1);
-        index.docs.reserve(slots as usize);
-        for (id, e) in graph.entities() {
-            index.add_entity(
+impl Build for SearchIndex {
+    fn add_all<'g>(
+        &mut self,
+        graph: &'g Graph,
+        entities: impl Iterator<Item = (EntityId, &'g Entity)>,
+    ) {
+        for (id, e) in entities {
+            self.add_entity(
                 id.slot(),
                 graph.text(e.name),
                 graph.text(e.entity_type),
                 e.observations.iter().map(|&o| graph.text(o)),
             );
         }
+    }
+}
+
+impl SearchIndex {
+    /// Indexes every entity of `graph`.
+    #[inline(never)]
+    pub fn build(graph: &Graph) -> SearchIndex {
+        let mut index = SearchIndex::new(graph);
+        index.add_all(graph, graph.entities());
+        index
+    }
+
+    /// An index of no entity yet, sized for `graph`'s (grown with [`Build::add_all`]).
+    pub fn new(graph: &Graph) -> SearchIndex {
+        let mut index = SearchIndex::default();
+        let slots = graph.entities().last().map_or(0, |(id, _)| id.slot() + 1);
+        index.docs.reserve(slots as usize);
         index
     }
 
@@ -534,9 +551,15 @@ impl SearchIndex {
     /// Calls `f` with every term id in text order and their keys (see [`key8`]), merging
     /// new terms in first.
     pub(crate) fn with_sorted<R>(&self, f: impl FnOnce(&[u32], &[u64]) -> R) -> R {
-        let mut order = self.order.borrow_mut();
-        order.settle(&self.terms);
+        self.settle();
+        let order = self.order.borrow();
         f(&order.sorted, &order.keys)
+    }
+
+    /// Sorts the terms added since the last search into text order (which the next prefix
+    /// or typo search would otherwise do).
+    pub fn settle(&self) {
+        self.order.borrow_mut().settle(&self.terms);
     }
 
     /// Live terms starting with `prefix` (other than `prefix` itself), in text order, at

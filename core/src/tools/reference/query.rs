@@ -170,12 +170,7 @@ mod tests {
         let q = query.to_lowercase();
         graph
             .entities()
-            .filter(|(_, e)| {
-                let mut fields = [e.name, e.entity_type]
-                    .into_iter()
-                    .chain(e.observations.iter().copied());
-                fields.any(|f| graph.text(f).to_lowercase().contains(&q))
-            })
+            .filter(|(_, e)| (e.fields()).any(|f| graph.text(f).to_lowercase().contains(&q)))
             .map(|(_, e)| graph.text(e.name).into())
             .sorted()
     }
