@@ -2,9 +2,8 @@
 //! as `.bak`) and `export` writes them back in their own format.
 
 use std::fs;
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use mcp_memory_core::testing::seed_record;
 
@@ -67,39 +66,18 @@ fn calls_as(
     file: &Path,
     calls: &[(&str, serde_json::Value)],
 ) -> (Vec<serde_json::Value>, String) {
-    let mut input = crate::common::initialize(0).to_string() + "\n";
+    let mut messages = vec![crate::common::initialize(0)];
     for (i, (tool, args)) in calls.iter().enumerate() {
-        input += &(crate::common::call(i as u64 + 1, tool, args.clone()).to_string() + "\n");
+        messages.push(crate::common::call(i as u64 + 1, tool, args.clone()));
     }
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-memory"))
-        .env_remove("MEMORY_FILE_PATH")
-        .args(["--profile", profile, "-f"])
-        .arg(file)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary starts");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    let replies: Vec<serde_json::Value> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let (replies, stderr) = crate::common::serve_as(profile, file, &messages);
     let results = (1..=calls.len() as u64)
         .map(|id| {
             let reply = replies.iter().find(|r| r["id"] == id).expect("a reply");
             reply["result"]["structuredContent"].clone()
         })
         .collect();
-    (results, String::from_utf8(out.stderr).unwrap())
+    (results, stderr)
 }
 
 #[test]

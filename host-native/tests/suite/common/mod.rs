@@ -5,6 +5,10 @@
 pub mod net;
 pub mod pg;
 
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
 use serde_json::{Value, json};
 
 /// An `initialize` request.
@@ -26,6 +30,38 @@ pub fn call(id: u64, tool: &str, arguments: Value) -> Value {
         "tools/call",
         json!({"name": tool, "arguments": arguments}),
     )
+}
+
+/// Serves `file` over stdio under `profile` for these messages (then end of input), which
+/// must end well; returns every message it sent (parsed) and its stderr.
+pub fn serve_as(profile: &str, file: &Path, messages: &[Value]) -> (Vec<Value>, String) {
+    let input: String = messages.iter().map(|m| format!("{m}\n")).collect();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-memory"))
+        .env_remove("MEMORY_FILE_PATH")
+        .args(["--profile", profile, "-f"])
+        .arg(file)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let mut stdin = child.stdin.take().expect("a pipe");
+    stdin
+        .write_all(input.as_bytes())
+        .expect("the input is read");
+    drop(stdin);
+    let out = child.wait_with_output().expect("the binary ends");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let replies = String::from_utf8(out.stdout)
+        .expect("UTF-8")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    (replies, String::from_utf8(out.stderr).expect("UTF-8"))
 }
 
 /// Entities a memory must hold for the idle build of its indexes to take a few tenths of a
