@@ -1,6 +1,8 @@
 // The memory browser (ui/index.html) in headless Chromium against a real native server over
 // HTTP with a bearer token: the page is served at /, speaks MCP 2026-07-28 to /mcp, and the
-// test reads its DOM (not pixels): counts, ranked search with highlighted matches, an
+// test reads its DOM (not pixels): no failed request as it loads, a new memory's empty
+// timeline explained, counts, ranked search with the matched words highlighted (where a word
+// starts, stop words left alone) and the observation that matched, an
 // entity's observations with their kinds and times, its relations in and out, the
 // neighbourhood drawing with labels and a legend of types, the timeline of changes by client,
 // and an edit, an ended relation, a merge and an undo made through it. A wrong token gets
@@ -60,10 +62,13 @@ after(async () => {
   server?.child.kill();
 });
 
-async function open(token) {
+async function open(token, url = server.url) {
   const page = await browser.context.newPage();
   page.on('pageerror', (e) => process.stderr.write(`page error: ${e.message}\n`));
-  await page.goto(`${server.url}/#token=${token}`);
+  // Every response that failed while the page loaded (a missing favicon was one, each load).
+  page.failed = [];
+  page.on('response', (r) => r.status() >= 400 && page.failed.push(`${r.status()} ${r.url()}`));
+  await page.goto(`${url}/#token=${token}`);
   await page.waitForFunction(() => document.body.dataset.ready);
   return page;
 }
@@ -83,8 +88,46 @@ test('a wrong token gets nothing but the error', SKIP, async () => {
   await page.close();
 });
 
+test('a new memory says why its timeline is empty, and the page loads without a failed request', SKIP, async () => {
+  const empty = await start();
+  try {
+    const page = await open(TOKEN, empty.url);
+    assert.deepEqual(page.failed, []);
+    // Its icon is in the page (no request for /favicon.ico, which the server does not have).
+    const icon = await page.evaluate(() => new Promise((resolve) => {
+      const img = new Image();
+      img.onload = () => resolve(img.naturalWidth);
+      img.onerror = () => resolve('unreadable');
+      img.src = document.querySelector('link[rel="icon"]')?.href ?? '';
+    }));
+    assert.equal(icon, 16);
+    assert.match(await page.textContent('#timeline'), /^No changes yet\. A memory converted or imported from a file starts with what it held and no history/);
+    await page.close();
+  } finally {
+    empty.child.kill();
+  }
+});
+
+test('search highlights the words that matched where a word starts, and shows the observation that matched', SKIP, async () => {
+  const page = await open(TOKEN);
+  await page.fill('#query', 'who wrote the program of Ada');
+  await page.click('#search-form button');
+  await until(page, () => document.querySelector('#results li')?.dataset.name === 'Ada Lovelace');
+  // Not the stop words "who", "the", "of"; not "of" inside "Lovelace" or "a" inside "Babbage".
+  const marks = await texts(page, '#results li:first-child mark');
+  assert.deepEqual(marks, ['Ada', 'wrote', 'program']);
+  assert.equal(await page.textContent('#results li:first-child .snippet'), 'wrote the first program');
+  // An entity whose first observation did not match shows the one that did.
+  await page.fill('#query', 'Byron');
+  await page.click('#search-form button');
+  await until(page, () => document.querySelector('#results li')?.dataset.name === 'Ada Lovelace');
+  assert.equal(await page.textContent('#results li:first-child .snippet'), 'daughter of Byron');
+  await page.close();
+});
+
 test('search, an entity, its neighbourhood and the timeline', SKIP, async () => {
   const page = await open(TOKEN);
+  assert.deepEqual(page.failed, []);
   assert.match(await page.textContent('#counts'), /^64 entities · 62 relations · 65 observations$/);
   const timeline = await texts(page, '#timeline li .meta');
   assert.ok(timeline.some((t) => t.includes('claude-code')) && timeline.some((t) => t.includes('seeder')), timeline.join('|'));
