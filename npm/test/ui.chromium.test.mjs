@@ -108,6 +108,20 @@ test('a new memory says why its timeline is empty, and the page loads without a 
   }
 });
 
+test('before any search the page shows the most connected entities and the types with their counts', SKIP, async () => {
+  const page = await open(TOKEN);
+  const connected = await page.$$eval('#results li.connected', (lis) => lis.map((li) => li.dataset.name));
+  assert.equal(connected[0], 'Ada Lovelace');
+  assert.equal(connected.length, 8);
+  const types = await page.$$eval('#results li.type-count', (lis) => lis.map((li) => li.textContent));
+  assert.deepEqual(types.slice(0, 2), ['person 63', 'machine 1']);
+  // A type is a search of it.
+  await page.click('#results li.type-count[data-type="machine"]');
+  await until(page, () => document.querySelector('#results li')?.dataset.name === 'Analytical Engine');
+  assert.equal(await page.inputValue('#query'), 'type:"machine"');
+  await page.close();
+});
+
 test('search highlights the words that matched where a word starts, and shows the observation that matched', SKIP, async () => {
   const page = await open(TOKEN);
   await page.fill('#query', 'who wrote the program of Ada');
@@ -120,7 +134,8 @@ test('search highlights the words that matched where a word starts, and shows th
   // An entity whose first observation did not match shows the one that did.
   await page.fill('#query', 'Byron');
   await page.click('#search-form button');
-  await until(page, () => document.querySelector('#results li')?.dataset.name === 'Ada Lovelace');
+  await until(page, () => document.querySelector('#results li:first-child mark')?.textContent === 'Byron');
+  assert.equal(await page.$eval('#results li:first-child', (li) => li.dataset.name), 'Ada Lovelace');
   assert.equal(await page.textContent('#results li:first-child .snippet'), 'daughter of Byron');
   await page.close();
 });
