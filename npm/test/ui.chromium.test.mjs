@@ -168,6 +168,22 @@ test('search, an entity, its neighbourhood and the timeline', SKIP, async () => 
   assert.equal(labels.length, 41);
   assert.ok(labels.includes('Ada Lovelace') && labels.includes('Analytical Engine'));
   assert.match(await page.textContent('#graph-more'), /^22 more neighbours not drawn \(62 in all\)$/);
+  // No two labels (of nodes, of relations) cover each other.
+  const crossing = await page.$$eval('#graph .node-label, #graph .edge-label', (labels) => {
+    const boxes = labels.map((t) => {
+      const { x, y, width, height } = t.getBBox();
+      return { text: t.textContent, x, y, width, height };
+    });
+    const out = [];
+    for (let i = 0; i < boxes.length; i++) {
+      for (let j = i + 1; j < boxes.length; j++) {
+        const [a, b] = [boxes[i], boxes[j]];
+        if (a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height) out.push(`${a.text} / ${b.text}`);
+      }
+    }
+    return out;
+  });
+  assert.deepEqual(crossing, []);
   assert.deepEqual((await texts(page, '#legend span')).sort(), ['machine', 'person']);
 
   // Another client's change reaches the open page (its subscriptions/listen stream).
