@@ -173,17 +173,16 @@ impl Observer for Indexes {
     // ([`Lazy::covering`]).
 
     fn entity_added(&mut self, graph: &Graph, id: EntityId) {
-        let e = graph.entity(id);
-        let s = graph.strings();
+        // What a build adds for each entity ([`Build::add_all`]).
+        let one = || core::iter::once((id, graph.entity(id)));
         if let Some(index) = self.substring.covering(id.slot()) {
-            index.add(id.slot(), e.fields().map(|sym| s.lower(sym)));
+            index.add_all(graph, one());
         }
         if let Some(index) = self.ranked.covering(id.slot()) {
-            let obs = e.observations.iter().map(|&o| s.resolve(o));
-            index.add_entity(id.slot(), s.resolve(e.name), s.resolve(e.entity_type), obs);
+            index.add_all(graph, one());
         }
         if let Some(index) = self.vectors.covering(id.slot()) {
-            index.set(graph, id.slot(), e);
+            index.add_all(graph, one());
         }
     }
 
