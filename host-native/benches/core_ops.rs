@@ -2,7 +2,7 @@
 //! wasmtime, both over the same file log:
 //!
 //! ```text
-//! cargo bench -p mcp-memory --bench core_ops [-- ENTITIES RELATIONS]   # default 40000 120000
+//! cargo bench -p mcp-memory-server --bench core_ops [-- ENTITIES RELATIONS]   # default 40000 120000
 //! ```
 //!
 //! Prints the median and p95 of each operation. Not a test: nothing here asserts a time.

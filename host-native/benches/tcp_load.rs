@@ -1,6 +1,6 @@
 //! Load over the TCP transport: 128 connections held at once, each sending requests one at
 //! a time (write, then wait for the reply), half of them writes. Prints requests per second
-//! and latency percentiles. `cargo bench -p mcp-memory --bench tcp_load [-- CONNECTIONS
+//! and latency percentiles. `cargo bench -p mcp-memory-server --bench tcp_load [-- CONNECTIONS
 //! REQUESTS_PER_CONNECTION]`.
 
 use std::io::{BufRead, BufReader, Write};

@@ -752,7 +752,7 @@ const NATIVE = process.env.MCP_MEMORY_NATIVE
 
 test(
   'the native binary prints the same verify and repair reports, exit codes and repaired bytes',
-  { skip: !fs.existsSync(NATIVE) && `no native binary at ${NATIVE} (cargo build --release -p mcp-memory)` },
+  { skip: !fs.existsSync(NATIVE) && `no native binary at ${NATIVE} (cargo build --release -p mcp-memory-server)` },
   async () => {
     const dir = tempDir();
     const { file, bytes, frames: all } = await threeChanges(dir);

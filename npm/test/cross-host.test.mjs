@@ -3,7 +3,7 @@
 // servers of both kinds running at once share a file under the `<name>.lock` protocol.
 //
 // The native binary is ../target/release/mcp-memory (from npm/), or $MCP_MEMORY_NATIVE;
-// build it first: cargo build --release -p mcp-memory.
+// build it first: cargo build --release -p mcp-memory-server.
 
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -45,7 +45,7 @@ const NATIVE = process.env.MCP_MEMORY_NATIVE
 function native(file) {
   if (!fs.existsSync(NATIVE)) {
     assert.fail(
-      `the native binary is missing at ${NATIVE}: build it with \`cargo build --release -p mcp-memory\` ` +
+      `the native binary is missing at ${NATIVE}: build it with \`cargo build --release -p mcp-memory-server\` ` +
         'from the repository root, or point MCP_MEMORY_NATIVE at it',
     );
   }

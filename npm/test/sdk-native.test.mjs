@@ -6,7 +6,7 @@
 // version 400), checked with plain fetch.
 //
 // The native binary is $MCP_MEMORY_NATIVE, else ../target/release/mcp-memory (from npm/);
-// without one the file is skipped. Build it with: cargo build --release -p mcp-memory.
+// without one the file is skipped. Build it with: cargo build --release -p mcp-memory-server.
 
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -27,7 +27,7 @@ const NATIVE = process.env.MCP_MEMORY_NATIVE
 const NEEDS_NATIVE = {
   skip:
     !fs.existsSync(NATIVE) &&
-    `no native binary at ${NATIVE}: build it with \`cargo build --release -p mcp-memory\`, or set MCP_MEMORY_NATIVE`,
+    `no native binary at ${NATIVE}: build it with \`cargo build --release -p mcp-memory-server\`, or set MCP_MEMORY_NATIVE`,
 };
 
 const TOKEN = 'sdk-native-test-token';

@@ -12,7 +12,7 @@
 //! Writes create, add to and delete entities, so the log grows mostly dead and the server
 //! compacts it (rewrites it and renames the copy over it): kills land in compactions too.
 //! Some rounds also kill a server while it is starting (replaying, breaking the lock).
-//! The default run is bounded; `cargo test --release -p mcp-memory --test kill -- --ignored
+//! The default run is bounded; `cargo test --release -p mcp-memory-server --test kill -- --ignored
 //! many_sigkill_rounds` runs many more rounds (`MCP_MEMORY_KILL_ROUNDS` per mode,
 //! `MCP_MEMORY_KILL_SEED`). Every run prints its totals (`--nocapture`).
 
