@@ -40,7 +40,8 @@ struct Cli {
     /// MCP_MEMORY_STORE]
     ///
     /// A named memory in a PostgreSQL database (NAME defaults to `default`), shared by every
-    /// server pointed at it, on any machine (docs/scaling.md). A value that is not a
+    /// server pointed at it, on any machine (docs/scaling.md); TLS as libpq's `sslmode`
+    /// (disable, prefer: the default, require, verify-ca, verify-full) and `sslrootcert` ask. A value that is not a
     /// postgres:// address is a memory file's path. -f/--memory-file overrides
     /// $MCP_MEMORY_STORE.
     #[arg(

@@ -27,7 +27,10 @@ use std::time::{Duration, Instant};
 use mcp_memory_core::record::is_checkpoint;
 use mcp_memory_core::{Changes, Contents, Intent, Log, LogError};
 use postgres::fallible_iterator::FallibleIterator;
-use postgres::{Client, Config, NoTls};
+use postgres::{Client, Config};
+use rustls::ClientConfig;
+
+use crate::pgtls::{self, Tls};
 
 /// The channel committed changes are announced on; the payload is `<memory>\t<writer>`.
 pub const CHANNEL: &str = "mcp_memory";
@@ -74,16 +77,20 @@ pub struct Target {
     pub memory: String,
     /// The address as shown to users: no password.
     pub shown: String,
+    /// TLS as the address's `sslmode` and `sslrootcert` ask ([`crate::pgtls`]).
+    pub tls: Arc<ClientConfig>,
 }
 
 impl Target {
     /// Parses `postgres://…` (or `postgresql://…`); the query's `memory=name` picks the
-    /// memory (default [`DEFAULT_MEMORY`]), the rest goes to the client library.
+    /// memory (default [`DEFAULT_MEMORY`]), `sslmode` and `sslrootcert` the TLS settings
+    /// ([`crate::pgtls`]); the rest goes to the client library.
     pub fn parse(url: &str) -> Result<Target, String> {
         let (base, query) = url.split_once('?').unwrap_or((url, ""));
+        let (tls, pairs) = Tls::from_query(query.split('&').filter(|p| !p.is_empty()))?;
         let mut memory = None;
         let mut rest = Vec::new();
-        for pair in query.split('&').filter(|p| !p.is_empty()) {
+        for pair in pairs {
             match pair.strip_prefix("memory=") {
                 Some(name) => memory = Some(name.to_string()),
                 None => rest.push(pair),
@@ -104,11 +111,13 @@ impl Target {
         config
             .application_name("mcp-memory")
             .keepalives(true)
-            .keepalives_idle(Duration::from_secs(10));
+            .keepalives_idle(Duration::from_secs(10))
+            .ssl_mode(tls.ssl_mode());
         Ok(Target {
             shown: shown(&config, &memory),
             config,
             memory,
+            tls: tls.client_config()?,
         })
     }
 
@@ -119,6 +128,7 @@ impl Target {
             config: self.config.clone(),
             memory: memory.to_string(),
             shown: shown(&self.config, memory),
+            tls: Arc::clone(&self.tls),
         })
     }
 }
@@ -166,8 +176,14 @@ fn lock_key(memory: &str) -> i64 {
 pub fn connect(target: &Target) -> Result<Client, LogError> {
     let mut client = target
         .config
-        .connect(NoTls)
-        .map_err(|e| LogError(format!("cannot connect to {}: {e}", target.shown)))?;
+        .connect(pgtls::connector(&target.tls))
+        .map_err(|e| {
+            LogError(format!(
+                "cannot connect to {}: {}",
+                target.shown,
+                causes(&e)
+            ))
+        })?;
     let setup = format!(
         "SET lock_timeout = '{LOCK_TIMEOUT}';
          SET idle_in_transaction_session_timeout = '30s';
@@ -178,6 +194,19 @@ pub fn connect(target: &Target) -> Result<Client, LogError> {
         .batch_execute(&setup)
         .map_err(|e| LogError(format!("cannot prepare {}: {e}", target.shown)))?;
     Ok(client)
+}
+
+/// An error and its causes, outermost first (the client library says "error performing TLS
+/// handshake"; its cause says which certificate check failed).
+fn causes(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut next = e.source();
+    while let Some(cause) = next {
+        out.push_str(": ");
+        out.push_str(&cause.to_string());
+        next = cause.source();
+    }
+    out
 }
 
 /// Who this process writes as: host name, pid and start time (rows' `writer`, and the

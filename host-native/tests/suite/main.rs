@@ -8,6 +8,7 @@ mod kill;
 mod maintenance;
 mod migrate;
 mod network;
+mod pgtls;
 mod postgres;
 mod read_named;
 mod stdio;

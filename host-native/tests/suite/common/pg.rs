@@ -15,6 +15,8 @@ pub struct Cluster {
     bin: PathBuf,
     dir: tempfile::TempDir,
     port: u16,
+    /// Server settings beyond the defaults (`-c name=value …`).
+    settings: String,
 }
 
 fn bin_dir() -> Option<PathBuf> {
@@ -39,6 +41,15 @@ impl Cluster {
     /// Starts a server, or returns `None` (after saying so) when PostgreSQL is not installed
     /// and not required.
     pub fn start() -> Option<Cluster> {
+        Cluster::start_with(None)
+    }
+
+    /// [`Cluster::start`] with TLS on: this certificate chain and key (PEM).
+    pub fn start_tls(cert: &str, key: &str) -> Option<Cluster> {
+        Cluster::start_with(Some((cert, key)))
+    }
+
+    fn start_with(tls: Option<(&str, &str)>) -> Option<Cluster> {
         let Some(bin) = bin_dir() else {
             assert!(
                 std::env::var_os(REQUIRED).is_none(),
@@ -48,6 +59,24 @@ impl Cluster {
             return None;
         };
         let dir = tempfile::tempdir().unwrap();
+        let mut settings = String::new();
+        if let Some((cert, key)) = tls {
+            let (cert_file, key_file) =
+                (dir.path().join("server.crt"), dir.path().join("server.key"));
+            std::fs::write(&cert_file, cert).unwrap();
+            std::fs::write(&key_file, key).unwrap();
+            // The server refuses a key others can read.
+            std::fs::set_permissions(
+                &key_file,
+                std::os::unix::fs::PermissionsExt::from_mode(0o600),
+            )
+            .unwrap();
+            settings = format!(
+                " -c ssl=on -c ssl_cert_file={} -c ssl_key_file={}",
+                cert_file.display(),
+                key_file.display()
+            );
+        }
         if is_root() {
             let chown = Command::new("chown")
                 .args(["-R", "postgres"])
@@ -61,7 +90,12 @@ impl Cluster {
             .local_addr()
             .unwrap()
             .port();
-        let cluster = Cluster { bin, dir, port };
+        let cluster = Cluster {
+            bin,
+            dir,
+            port,
+            settings,
+        };
         let data = cluster.data();
         cluster.run(
             "initdb",
@@ -114,9 +148,10 @@ impl Cluster {
 
     fn pg_ctl_args(&self, args: &[&str]) -> Vec<String> {
         let options = format!(
-            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off",
+            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off{}",
             self.port,
-            self.dir.path().display()
+            self.dir.path().display(),
+            self.settings
         );
         let mut all = vec!["-D".to_string(), self.data(), "-o".to_string(), options];
         all.extend(args.iter().map(|a| a.to_string()));
@@ -127,6 +162,11 @@ impl Cluster {
         let all = self.pg_ctl_args(args);
         let all: Vec<&str> = all.iter().map(String::as_str).collect();
         self.run("pg_ctl", &all);
+    }
+
+    /// The port it listens on (127.0.0.1).
+    pub fn port(&self) -> u16 {
+        self.port
     }
 
     /// The address of `memory` in this server's database.
