@@ -105,6 +105,16 @@ pub trait Disk {
     fn alive(&mut self, pid: u32) -> bool;
     /// Waits this long.
     fn sleep_ms(&mut self, ms: u32);
+
+    /// Closes the memory file and opens, in its place, the one the host keeps for workspace
+    /// root `root` (creating it and its directory if missing; [`Log::rescope`]): later calls,
+    /// [`Disk::name`] too, are about that file. `Err`: the old file is still open. By
+    /// default a disk holds one file and refuses.
+    fn rescope(&mut self, root: &str) -> Result<(), LogError> {
+        Err(LogError(format!(
+            "cannot keep a memory for workspace {root}: this host keeps one memory file"
+        )))
+    }
 }
 
 /// A memory file used as the log of one memory.
@@ -622,6 +632,18 @@ impl<D: Disk> Log for FileLog<D> {
 
     fn read_named(&mut self, path: &str) -> Result<Vec<u8>, LogError> {
         self.disk.read_named(path)
+    }
+
+    fn rescope(&mut self, root: &str) -> Result<(), LogError> {
+        // Its lock is named beside the old file: released while the disk still opens there.
+        self.unlock();
+        self.disk.rescope(root)?;
+        // Read from its start, as a new log over the new file would be; the lock held for
+        // the replay (a conversion writes) ends with the host's turn.
+        self.len = 0;
+        self.foreign = false;
+        self.replaced = false;
+        self.lock()
     }
 
     fn replace(&mut self, entries: &[Vec<u8>]) -> Result<(), LogError> {

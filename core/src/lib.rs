@@ -56,6 +56,7 @@ pub mod mcp;
 pub mod memory;
 pub mod model;
 pub mod record;
+pub mod roots;
 mod seedlog;
 pub mod sidefiles;
 #[cfg(any(test, feature = "testing"))]

@@ -135,6 +135,17 @@ pub trait Log {
     fn read_named(&mut self, path: &str) -> Result<Vec<u8>, LogError> {
         Err(reads_no_named_files(path))
     }
+
+    /// Turns to the memory of workspace root `root` (a `file://` URI a client listed; the
+    /// names hosts give those memories are [`crate::roots`]'s): the writer's turn on the
+    /// old one ends, and `replay` then reads the new one as at opening (under a turn, so a
+    /// conversion may write). `Err`: nothing changed, the old memory is still the log's. By
+    /// default a host keeps one memory and refuses.
+    fn rescope(&mut self, root: &str) -> Result<(), LogError> {
+        Err(LogError(format!(
+            "cannot keep a memory for workspace {root}: this host keeps one memory"
+        )))
+    }
 }
 
 /// The refusal of [`Log::read_named`] by a host that reads no named files.

@@ -27,6 +27,21 @@ pub fn memory_path(flag: Option<&Path>, env: Option<OsString>) -> Result<PathBuf
     }
 }
 
+/// The memory file of workspace root `root` (a `file://` URI a client listed) for a server
+/// started on the memory file `started_on` (`--scope roots`): `<root>/.mcp-memory/
+/// memory.mcpmem` if the root has that directory (a memory kept with the project), else
+/// `roots/<key>.mcpmem` beside `started_on` (`core::roots` names them for every host).
+pub fn root_memory(started_on: &Path, root: &str) -> Result<PathBuf, String> {
+    use mcp_memory_core::roots;
+    let dir = roots::path_of(root).ok_or_else(|| format!("{root}: not a local file:// root"))?;
+    let inside = Path::new(&dir).join(roots::ROOT_DIR);
+    if inside.is_dir() {
+        return Ok(inside.join(roots::ROOT_FILE));
+    }
+    let beside = started_on.parent().unwrap_or(Path::new("."));
+    Ok(beside.join(roots::DATA_DIR).join(roots::file_name(&dir)))
+}
+
 /// A path the user gave, resolved as the memory file's is: a leading `~` is the home
 /// directory, a relative path is from the working directory.
 pub fn user_path(path: &Path) -> Result<PathBuf> {

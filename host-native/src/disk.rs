@@ -75,6 +75,9 @@ impl Shared {
 /// A memory file on a local file system.
 pub struct FsDisk {
     path: PathBuf,
+    /// The memory file the server was started on: workspace roots' memories are found from
+    /// it ([`crate::config::root_memory`]).
+    started_on: PathBuf,
     dir: PathBuf,
     name: String,
     token: String,
@@ -149,6 +152,7 @@ impl FsDisk {
             .map_or(0, |d| d.as_nanos());
         Ok(FsDisk {
             path: path.to_path_buf(),
+            started_on: path.to_path_buf(),
             dir,
             name,
             token: format!("{} {nonce}", std::process::id()),
@@ -230,6 +234,18 @@ impl Disk for FsDisk {
 
     fn reopen(&mut self) -> Result<(), LogError> {
         self.open_current()
+    }
+
+    fn rescope(&mut self, root: &str) -> Result<(), LogError> {
+        let path = crate::config::root_memory(&self.started_on, root).map_err(LogError)?;
+        // The old file's writes made durable first: a failed fsync is reported, not dropped
+        // with the file.
+        self.sync_now()?;
+        let mut next = FsDisk::open_with_fsync(&path, self.durability, self.shared.fsync)
+            .map_err(|e| LogError(format!("{e:#}")))?;
+        next.started_on = std::mem::take(&mut self.started_on);
+        *self = next;
+        Ok(())
     }
 
     fn create_new(&mut self, name: &str, bytes: &[u8]) -> Result<bool, LogError> {

@@ -78,6 +78,7 @@ impl Default for Options {
             history_days: mcp_memory_core::memory::DEFAULT_HISTORY_DAYS,
             profile: DEFAULT_PROFILE.to_string(),
             tools: String::new(),
+            scope_roots: false,
         }
     }
 }
@@ -139,6 +140,10 @@ impl log::Host for HostState {
 
     fn read_named(&mut self, path: String) -> Result<Vec<u8>, String> {
         self.log.read_named(&path).map_err(|e| e.0)
+    }
+
+    fn rescope(&mut self, root: String) -> Result<(), String> {
+        self.log.rescope(&root).map_err(|e| e.0)
     }
 }
 

@@ -87,6 +87,13 @@ struct Cli {
     )]
     tools: String,
 
+    /// Which memory a client is served: global (the memory file or store, for every client)
+    /// or roots (over stdio, the memory of the client's first workspace root: <root>/.mcp-memory/
+    /// if the root has that directory, else roots/ beside the memory file, or a memory of the
+    /// store named after the root; clients without roots get the global one).
+    #[arg(long, value_enum, env = "MCP_MEMORY_SCOPE", global = true, default_value_t = Scope::Global)]
+    scope: Scope,
+
     /// How MCP clients connect.
     #[arg(long, value_enum, default_value_t = Transport::Stdio)]
     transport: Transport,
@@ -123,6 +130,14 @@ struct Cli {
 
     #[command(subcommand)]
     command: Option<Command>,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
+enum Scope {
+    /// One memory for every client.
+    Global,
+    /// A memory per workspace root (stdio).
+    Roots,
 }
 
 #[derive(Copy, Clone, ValueEnum)]
@@ -295,7 +310,16 @@ fn serve_memory(location: &Location, durability: Durability, options: &Options) 
     let (location, options) = (location.clone(), options.clone());
     Ok(Service::new(
         server,
-        Box::new(move || open(&location, durability, &options)),
+        Box::new(move || {
+            // A fresh instance would serve the memory the server started on, not the one
+            // the client's workspace chose: the server stops (a client starts it again).
+            if options.scope_roots {
+                anyhow::bail!(
+                    "with --scope roots the workspace's memory cannot be reopened for the session: stopping"
+                );
+            }
+            open(&location, durability, &options)
+        }),
     ))
 }
 
@@ -341,9 +365,15 @@ fn main() -> Result<()> {
         history_days: cli.history_days,
         profile: cli.profile.clone(),
         tools: cli.tools.clone(),
+        scope_roots: cli.scope == Scope::Roots,
     };
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => {
+            if options.scope_roots && !matches!(cli.transport, Transport::Stdio) {
+                anyhow::bail!(
+                    "--scope roots serves one client per process (stdio); a network server serves named memories at /mcp/NAME (--memories)"
+                );
+            }
             let service = serve_memory(&location, durability, &options)?;
             let network = match cli.transport {
                 Transport::Stdio => {

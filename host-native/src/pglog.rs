@@ -289,6 +289,9 @@ fn heard(target: &Target) -> Arc<Heard> {
 /// The log of one memory in a database.
 pub struct PgLog {
     target: Target,
+    /// The memory the server was started on: workspace roots' memories are named from it
+    /// ([`Log::rescope`]).
+    started_on: String,
     key: i64,
     /// Who writes: stamped on each row, and on notifications (a server skips its own).
     writer: String,
@@ -324,6 +327,7 @@ impl PgLog {
             key: lock_key(&target.memory),
             writer: writer().to_string(),
             heard: heard(&target),
+            started_on: target.memory.clone(),
             target,
             client: None,
             retry_at: None,
@@ -606,7 +610,30 @@ impl Drop for PgLog {
     }
 }
 
+/// The memory of workspace root `root` beside `started_on`: `<started_on>.<key>`
+/// (`core::roots::key`), the first part cut so the name fits.
+fn root_memory(started_on: &str, root: &str) -> Result<String, LogError> {
+    use mcp_memory_core::roots;
+    let path = roots::path_of(root)
+        .ok_or_else(|| LogError(format!("{root}: not a local file:// root")))?;
+    let key = roots::key(&path);
+    let room = MAX_NAME - key.len() - 1;
+    let base: String = started_on.chars().take(room).collect();
+    Ok(format!("{base}.{key}"))
+}
+
 impl Log for PgLog {
+    fn rescope(&mut self, root: &str) -> Result<(), LogError> {
+        let memory = root_memory(&self.started_on, root)?;
+        let target = self.target.with_memory(&memory).map_err(LogError)?;
+        self.unlock();
+        let started_on = std::mem::take(&mut self.started_on);
+        *self = PgLog::new(target);
+        self.started_on = started_on;
+        // The replay that follows reads under the writer's turn, as at opening.
+        self.lock()
+    }
+
     fn replay(&mut self) -> Result<Contents, LogError> {
         self.create_memory()?;
         let memory = self.target.memory.clone();

@@ -74,6 +74,10 @@ impl Log for HostLog {
     fn read_named(&mut self, path: &str) -> Result<Vec<u8>, LogError> {
         log::read_named(path).map_err(LogError)
     }
+
+    fn rescope(&mut self, root: &str) -> Result<(), LogError> {
+        log::rescope(root).map_err(LogError)
+    }
 }
 
 /// The core's error as the WIT world carries it.
@@ -115,6 +119,7 @@ impl GuestMemory for GuestMem {
         server.set_actor(options.actor);
         server.set_history_days(options.history_days);
         server.set_tools(&options.profile, &options.tools)?;
+        server.set_scope_roots(options.scope_roots);
         Ok((MemoryHandle::new(GuestMem(RefCell::new(server))), warnings))
     }
 

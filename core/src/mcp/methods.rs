@@ -98,6 +98,10 @@ impl<L: Log> Server<L> {
                     client.name = text("name").into();
                     client.version = text("version").into();
                     client.apps = apps::declared(req.params.and_then(|p| p.get("capabilities")));
+                    client.roots = req
+                        .params
+                        .and_then(|p| p.get("capabilities")?.get("roots"))
+                        .is_some_and(Value::is_object);
                 }
                 let asked = params::text(req.params, "protocolVersion");
                 let version = PROTOCOL_VERSIONS
@@ -109,7 +113,7 @@ impl<L: Log> Server<L> {
                     format!(
                         r#"{{"protocolVersion":"{version}","capabilities":{SUBSCRIBE_CAPS},"serverInfo":{{"name":"mcp-memory","version":"{}"}},"instructions":{}}}"#,
                         env!("CARGO_PKG_VERSION"),
-                        json::compact(INSTRUCTIONS)
+                        json::compact(&format!("{INSTRUCTIONS}{}", self.scope_note()))
                     ),
                 ))
             }

@@ -33,6 +33,7 @@ pub mod era;
 mod jsonrpc;
 mod methods;
 mod params;
+pub mod roots;
 mod sessions;
 
 pub use era::{Envelope, Headers, MODERN_VERSIONS};
@@ -93,6 +94,8 @@ pub struct Server<L: Log> {
     notices: Vec<(u32, String)>,
     /// The rest of the last reply, when it is sent a piece at a time.
     unsent: Option<Unsent>,
+    /// A memory per workspace root, when the host asks for it ([`roots`]).
+    scope: roots::Scope,
 }
 
 /// The catalog a server answers with (every tool when the host chose none).
@@ -117,6 +120,7 @@ impl<L: Log> Server<L> {
             actor: None,
             notices: Vec::new(),
             unsent: None,
+            scope: roots::Scope::default(),
         };
         Ok((server, warnings))
     }
@@ -242,20 +246,25 @@ impl<L: Log> Server<L> {
             name: String::new(),
             version: String::new(),
             apps: false,
+            roots: false,
             id: format!("{now}.{session}"),
         });
         let Ok((msg, _)) = parse_lenient::<Value>(message) else {
             return Vec::new();
         };
+        if let Some(out) = self.roots_answered(&msg) {
+            return out;
+        }
+        if self.waits_for_roots() {
+            self.hold(message);
+            return Vec::new();
+        }
         match as_request(&msg) {
             Some(req) if message.len() > MAX_MESSAGE_BYTES => {
                 vec![too_large(Some(&req.id), Some(message.len()))]
             }
             Some(req) => self.dispatch(req),
-            None => {
-                self.notified(&msg);
-                Vec::new()
-            }
+            None => self.notified(&msg),
         }
     }
 }

@@ -22,6 +22,8 @@ pub(super) struct Client {
     pub(super) version: String,
     /// Whether its `initialize` declared MCP Apps ([`apps::declared`]).
     pub(super) apps: bool,
+    /// Whether its `initialize` declared workspace roots (`capabilities.roots`).
+    pub(super) roots: bool,
     /// The session's id in provenance: the time of its first message and its number.
     pub(super) id: String,
 }
@@ -44,16 +46,23 @@ pub(super) fn listened_notification(id: &str) -> String {
 
 impl<L: Log> Server<L> {
     /// Takes note of a notification: `notifications/cancelled` ends the session's
-    /// `subscriptions/listen` stream it names.
-    pub(super) fn notified(&mut self, msg: &Value) {
-        if msg.get("method").and_then(Value::as_str) != Some("notifications/cancelled") {
-            return;
+    /// `subscriptions/listen` stream it names; the end of the handshake and a change of the
+    /// client's roots make the server ask for them, when they choose its memory
+    /// ([`super::roots`]). Returns what to send.
+    pub(super) fn notified(&mut self, msg: &Value) -> Vec<String> {
+        match msg.get("method").and_then(Value::as_str) {
+            Some("notifications/initialized" | "notifications/roots/list_changed") => {
+                return self.ask_roots();
+            }
+            Some("notifications/cancelled") => {}
+            _ => return Vec::new(),
         }
         let Some(id) = msg.pointer("/params/requestId").and_then(id_text) else {
-            return;
+            return Vec::new();
         };
         let session = self.session;
         self.listeners.retain(|(s, i)| !(*s == session && *i == id));
+        Vec::new()
     }
 
     /// Opens a `subscriptions/listen` stream: acknowledges what it honors (changes to

@@ -212,6 +212,16 @@ pub const CHECKPOINT_MIN_TAIL: u64 = 256 << 10;
 /// Changes since the last checkpoint that make closing a memory write one.
 pub const CLOSE_MIN_TAIL: u64 = 64 << 10;
 
+/// A log's state as replay leaves it (what [`Memory::open`] and [`Memory::rescope`] read).
+#[derive(Default)]
+struct Loaded {
+    graph: Graph,
+    unavailable: Option<String>,
+    log_bytes: u64,
+    checkpoint_bytes: u64,
+    tail_bytes: u64,
+}
+
 /// Payload bytes of these records.
 fn payload_bytes(records: &[Vec<u8>]) -> u64 {
     records.iter().map(|r| r.len() as u64).sum()
@@ -230,6 +240,80 @@ impl<L: Log> Memory<L> {
     /// records (the host keeps the original); one that cannot be converted is left untouched
     /// and every tool call then fails with the reason. Returns warnings for the user.
     pub fn open(mut log: L) -> Result<(Self, Vec<String>), OpenError> {
+        let (loaded, warnings) = Self::load(&mut log)?;
+        let mut memory = Memory {
+            graph: Graph::default(),
+            indexes: Indexes::default(),
+            log,
+            unavailable: None,
+            log_bytes: 0,
+            compact_at: 0,
+            live_estimate: 0,
+            estimated_at: 0,
+            tail_bytes: 0,
+            checkpoint_bytes: 0,
+            history: DEFAULT_HISTORY_DAYS as Millis * DAY_MS,
+            uses: usage::Pending::default(),
+        };
+        memory.take_state(loaded);
+        Ok((memory, warnings))
+    }
+
+    /// Serves, in place of this memory, the one of workspace root `root` (a `file://` URI):
+    /// what is pending here is logged here first ([`Memory::close`]), then the log turns to
+    /// the root's memory ([`Log::rescope`]) and it is read as [`Memory::open`] reads one. The
+    /// history kept stays as set. `Err`: the root's memory cannot be opened or read; then no
+    /// memory is served (every call fails with the reason) rather than the wrong one.
+    pub fn rescope(&mut self, root: &str) -> Result<Vec<String>, String> {
+        self.close();
+        let loaded = match self.log.rescope(root) {
+            Ok(()) => Self::load(&mut self.log).map_err(|e| e.to_string()),
+            Err(e) => Err(e.0),
+        };
+        match loaded {
+            Ok((loaded, warnings)) => {
+                self.take_state(loaded);
+                Ok(warnings)
+            }
+            Err(e) => {
+                let reason = format!("the memory of workspace {root} cannot be opened: {e}");
+                self.take_state(Loaded {
+                    unavailable: Some(reason.clone()),
+                    ..Loaded::default()
+                });
+                Err(reason)
+            }
+        }
+    }
+
+    /// Takes a log's state as read by [`Memory::load`]: indexes to build anew (the embedding
+    /// table kept), no pending uses.
+    fn take_state(&mut self, loaded: Loaded) {
+        let Loaded {
+            graph,
+            unavailable,
+            log_bytes,
+            checkpoint_bytes,
+            tail_bytes,
+        } = loaded;
+        // The checkpoint and the changes after it bound the live bytes: the first look is
+        // due once the log holds twice that (at once if what the checkpoint superseded is
+        // most of it), not at the first change (a look costs a snapshot: 0.2 s at 40K).
+        let live_bound = checkpoint_bytes + tail_bytes;
+        self.estimated_at = graph.last_at();
+        self.graph = graph;
+        self.indexes.reset();
+        self.unavailable = unavailable;
+        self.log_bytes = log_bytes;
+        self.compact_at = AUTO_COMPACT_MIN_BYTES.max(2 * live_bound);
+        self.live_estimate = live_bound;
+        self.tail_bytes = tail_bytes;
+        self.checkpoint_bytes = checkpoint_bytes;
+        self.uses = usage::Pending::default();
+    }
+
+    /// Replays `log` (see [`Memory::open`]).
+    fn load(log: &mut L) -> Result<(Loaded, Vec<String>), OpenError> {
         let mut graph = Graph::default();
         let mut warnings = Vec::new();
         let mut unavailable = None;
@@ -260,7 +344,7 @@ impl<L: Log> Memory<L> {
                     }
                 }
             },
-            Contents::Foreign(file) => match convert(&mut log, &file) {
+            Contents::Foreign(file) => match convert(log, &file) {
                 Ok(converted) => {
                     graph = replay(&converted.records, &mut warnings)?;
                     records = converted.records;
@@ -283,26 +367,14 @@ impl<L: Log> Memory<L> {
         }
         let log_bytes = skipped_bytes + payload_bytes(&records);
         let (checkpoint_bytes, tail_bytes) = checkpoint_and_tail(&records);
-        // The checkpoint and the changes after it bound the live bytes: the first look is
-        // due once the log holds twice that (at once if what the checkpoint superseded is
-        // most of it), not at the first change (a look costs a snapshot: 0.2 s at 40K).
-        let live_bound = checkpoint_bytes + tail_bytes;
-        let estimated_at = graph.last_at();
-        let memory = Memory {
+        let loaded = Loaded {
             graph,
-            indexes: Indexes::default(),
-            log,
             unavailable,
             log_bytes,
-            compact_at: AUTO_COMPACT_MIN_BYTES.max(2 * live_bound),
-            live_estimate: live_bound,
-            estimated_at,
-            tail_bytes,
             checkpoint_bytes,
-            history: DEFAULT_HISTORY_DAYS as Millis * DAY_MS,
-            uses: usage::Pending::default(),
+            tail_bytes,
         };
-        Ok((memory, warnings))
+        Ok((loaded, warnings))
     }
 
     /// Brings the graph up to date with what other writers logged since this memory last

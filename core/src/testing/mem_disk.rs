@@ -383,6 +383,20 @@ impl Disk for MemDisk {
         Ok(())
     }
 
+    /// The root's memory is the file [`crate::roots::file_name`] of the same directory.
+    fn rescope(&mut self, root: &str) -> Result<(), LogError> {
+        let path = crate::roots::path_of(root).ok_or_else(|| self.err("not a file:// root"))?;
+        let name = crate::roots::file_name(&path);
+        let open = {
+            let mut d = self.state();
+            let fresh = d.new_node(&[]);
+            Rc::clone(d.names.entry(name.clone()).or_insert(fresh))
+        };
+        self.open = open;
+        self.name = name;
+        Ok(())
+    }
+
     /// A file a test put in the directory by name ([`MemDir::put`]): the directory is the
     /// whole file system, so `path` is a name in it.
     fn read_named(&mut self, path: &str) -> Result<Vec<u8>, LogError> {

@@ -22,6 +22,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("time", 0),
     ("embed", 0),
     ("sidefiles", 0),
+    ("roots", 0),
     ("graph", 1),
     ("index", 2),
     ("jsonl", 2),

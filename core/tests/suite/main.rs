@@ -33,6 +33,7 @@ mod py_migrate;
 mod py_salience;
 mod py_shapes;
 mod replay;
+mod roots;
 mod saved_searches;
 mod search;
 mod search_ts;

@@ -11,4 +11,5 @@ mod network;
 mod pgtls;
 mod postgres;
 mod read_named;
+mod scope;
 mod stdio;
