@@ -49,6 +49,13 @@ export interface OpenOptions {
   profile?: Profile;
   /** Adjustments to the profile: comma-separated tool names, '+name' to add one, '-name' to leave one out. */
   tools?: string;
+  /**
+   * Which memory a client is served: 'global' (the default: this file, for every client) or
+   * 'roots' (a client that lists workspace roots gets its first root's memory:
+   * `<root>/.mcp-memory/memory.mcpmem` if that directory exists, else `roots/<name>.mcpmem`
+   * beside this file).
+   */
+  scope?: 'global' | 'roots';
 }
 
 /** A named set of tools: exactly the reference's nine, a small default, a seed server's surface, or all. */

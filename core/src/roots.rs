@@ -61,6 +61,29 @@ pub fn key(path: &str) -> String {
     }
 }
 
+/// Where a host may keep the memory of a workspace root.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Places {
+    /// `<root>/.mcp-memory`: if this directory exists, the root keeps its memory in it…
+    pub inside_dir: String,
+    /// …as this file.
+    pub inside_file: String,
+    /// Otherwise, this file, relative to the directory of the memory the server started on.
+    pub beside: String,
+}
+
+/// Where the memory of the root a client listed as `uri` may be, or `None` if the URI names
+/// no local directory.
+pub fn places(uri: &str) -> Option<Places> {
+    let path = path_of(uri)?;
+    let inside_dir = format!("{}/{ROOT_DIR}", path.trim_end_matches('/'));
+    Some(Places {
+        inside_file: format!("{inside_dir}/{ROOT_FILE}"),
+        inside_dir,
+        beside: format!("{DATA_DIR}/{}", file_name(&path)),
+    })
+}
+
 /// The memory file name of the root at `path` in [`DATA_DIR`].
 pub fn file_name(path: &str) -> String {
     format!("{}.mcpmem", key(path))
@@ -88,6 +111,16 @@ mod tests {
         assert_eq!(path_of("file:///").as_deref(), Some("/"));
         assert_eq!(path_of("file://server/share"), None);
         assert_eq!(path_of("https://example.com/x"), None);
+    }
+
+    #[test]
+    fn a_root_keeps_its_memory_inside_or_beside() {
+        let p = places("file:///home/ada/proj").unwrap();
+        assert_eq!(p.inside_dir, "/home/ada/proj/.mcp-memory");
+        assert_eq!(p.inside_file, "/home/ada/proj/.mcp-memory/memory.mcpmem");
+        assert_eq!(p.beside, "roots/proj-4d38df16fd1c3a44.mcpmem");
+        assert_eq!(places("file:///").unwrap().inside_dir, "/.mcp-memory");
+        assert_eq!(places("https://x/y"), None);
     }
 
     #[test]

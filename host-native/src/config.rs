@@ -32,14 +32,13 @@ pub fn memory_path(flag: Option<&Path>, env: Option<OsString>) -> Result<PathBuf
 /// memory.mcpmem` if the root has that directory (a memory kept with the project), else
 /// `roots/<key>.mcpmem` beside `started_on` (`core::roots` names them for every host).
 pub fn root_memory(started_on: &Path, root: &str) -> Result<PathBuf, String> {
-    use mcp_memory_core::roots;
-    let dir = roots::path_of(root).ok_or_else(|| format!("{root}: not a local file:// root"))?;
-    let inside = Path::new(&dir).join(roots::ROOT_DIR);
-    if inside.is_dir() {
-        return Ok(inside.join(roots::ROOT_FILE));
+    let places = mcp_memory_core::roots::places(root)
+        .ok_or_else(|| format!("{root}: not a local file:// root"))?;
+    if Path::new(&places.inside_dir).is_dir() {
+        return Ok(PathBuf::from(places.inside_file));
     }
     let beside = started_on.parent().unwrap_or(Path::new("."));
-    Ok(beside.join(roots::DATA_DIR).join(roots::file_name(&dir)))
+    Ok(beside.join(places.beside))
 }
 
 /// A path the user gave, resolved as the memory file's is: a leading `~` is the home

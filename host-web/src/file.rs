@@ -54,6 +54,13 @@ extern "C" {
     fn install(this: &JsDisk, name: &str) -> Result<(), JsValue>;
     #[wasm_bindgen(method, catch, js_name = readNamed)]
     fn read_named(this: &JsDisk, path: &str) -> Result<js_sys::Uint8Array, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn rescope(
+        this: &JsDisk,
+        inside_dir: &str,
+        inside_file: &str,
+        beside: &str,
+    ) -> Result<(), JsValue>;
     #[wasm_bindgen(method)]
     fn alive(this: &JsDisk, pid: u32) -> bool;
     #[wasm_bindgen(method, js_name = sleepMs)]
@@ -138,6 +145,17 @@ impl Disk for JsFile {
     fn alive(&mut self, pid: u32) -> bool {
         self.js.alive(pid)
     }
+    /// JavaScript opens `inside_file` if `inside_dir` exists, else `beside` relative to the
+    /// directory of the file it opened first (`core::roots::places`).
+    fn rescope(&mut self, root: &str) -> Result<(), LogError> {
+        let places = mcp_memory_core::roots::places(root)
+            .ok_or_else(|| LogError(format!("{root}: not a local file:// root")))?;
+        (self.js)
+            .rescope(&places.inside_dir, &places.inside_file, &places.beside)
+            .map_err(log_error)?;
+        self.name = self.js.name().map_err(log_error)?;
+        Ok(())
+    }
     fn sleep_ms(&mut self, ms: u32) {
         self.js.sleep_ms(ms)
     }
@@ -171,6 +189,13 @@ impl FileMemory {
         let mut warnings = log.take_warnings();
         warnings.extend(opened);
         Ok(FileMemory { server, warnings })
+    }
+
+    /// Serves each client the memory of its first workspace root (`--scope roots`; see
+    /// `JsDisk.rescope` for where it is), not the file's, when it lists roots.
+    #[wasm_bindgen(js_name = setScopeRoots)]
+    pub fn set_scope_roots(&mut self, on: bool) {
+        self.server.set_scope_roots(on);
     }
 
     /// Names the actor this memory's changes are made for (stamped on each, beside the

@@ -55,6 +55,12 @@ Options:
       --tools <LIST>                Adjusts the profile: comma-separated tool names, +name
                                     to add one, -name to leave one out (e.g.
                                     --tools=+get_entity,-undo) [env: MCP_MEMORY_TOOLS=]
+      --scope <SCOPE>               Which memory a client is served: global (the memory
+                                    file, for every client) or roots (the memory of the
+                                    client's first workspace root: <root>/.mcp-memory/ if
+                                    the root has that directory, else roots/ beside the
+                                    memory file; clients without roots get the global one)
+                                    [env: MCP_MEMORY_SCOPE=] [default: global]
       --transport <stdio>           How MCP clients connect [default: stdio]
   -h, --help                        Print help
   -V, --version                     Print version
@@ -98,6 +104,7 @@ try {
       'history-days': { type: 'string' },
       profile: { type: 'string' },
       tools: { type: 'string' },
+      scope: { type: 'string' },
       transport: { type: 'string', default: 'stdio' },
       format: { type: 'string' },
       output: { type: 'string', short: 'o' },
@@ -150,7 +157,11 @@ const options = {
   historyDays: Number(historyDays),
   profile: values.profile ?? process.env.MCP_MEMORY_PROFILE ?? 'default',
   tools: values.tools ?? process.env.MCP_MEMORY_TOOLS ?? '',
+  scope: values.scope ?? (process.env.MCP_MEMORY_SCOPE || 'global'),
 };
+if (!['global', 'roots'].includes(options.scope)) {
+  fail(`invalid value '${options.scope}' for '--scope <SCOPE>'\n  [possible values: global, roots]`);
+}
 try {
   loadEngine().checkTools(options.profile, options.tools);
 } catch (e) {
@@ -168,8 +179,20 @@ try {
   switch (command) {
     case 'serve': {
       if (rest.length) fail(`unexpected argument '${rest[0]}'`);
+      let opened = false;
       serveStdio(
-        () => new Memory(path, options),
+        () => {
+          // A fresh engine (after a failure) would serve the file, not the memory the
+          // client's workspace chose: the server stops instead (a client starts it again).
+          if (opened && options.scope === 'roots') {
+            process.stderr.write(
+              'mcp-memory: error: with --scope roots the workspace memory cannot be reopened for the session: stopping\n',
+            );
+            process.exit(1);
+          }
+          opened = true;
+          return new Memory(path, options);
+        },
         (memory) => {
           memory.close();
           process.stdout.end();

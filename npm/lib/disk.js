@@ -58,6 +58,8 @@ export class NodeDisk {
    */
   constructor(file, { durability = 'background' } = {}) {
     this.path = path.resolve(file);
+    /** The file first opened: workspace roots' memories that live beside it are found from it. */
+    this.startedOn = this.path;
     this.dir = path.dirname(this.path);
     this.base = path.basename(this.path);
     this.durability = durability;
@@ -142,6 +144,24 @@ export class NodeDisk {
     fs.closeSync(this.fd);
     this.fd = openRw(this.path);
     this.ident = identity(this.fd);
+  }
+
+  /**
+   * Closes the file (made durable first) and opens a workspace root's memory in its place:
+   * `insideFile` if the directory `insideDir` exists, else `beside` relative to the
+   * directory of the file first opened (the engine's `core::roots::places`).
+   */
+  rescope(insideDir, insideFile, beside) {
+    const inside = unless('ENOENT', false, () => fs.statSync(insideDir).isDirectory());
+    const file = inside ? insideFile : path.join(path.dirname(this.startedOn), beside);
+    const next = new NodeDisk(file, { durability: this.durability });
+    try {
+      this.close();
+    } catch (e) {
+      next.close();
+      throw e;
+    }
+    Object.assign(this, next, { startedOn: this.startedOn });
   }
 
   createNew(name, bytes) {

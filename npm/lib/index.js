@@ -23,7 +23,10 @@ export class Memory {
    * for (stamped on each, beside the client and session); `historyDays`: days of history the
    * file keeps for the history tool, reads asOf and undo (default 30; 0: none); `profile`:
    * the tools listed and answered — 'reference', 'default' (the default), 'rust',
-   * 'memory-mcp', 'mcp-memory-py' or 'all'; `tools`: adjustments, '+name,-name'.
+   * 'memory-mcp', 'mcp-memory-py' or 'all'; `tools`: adjustments, '+name,-name'; `scope`:
+   * 'global' (the default: the file for every client) or 'roots' (a client that lists
+   * workspace roots is served its first root's memory: `<root>/.mcp-memory/memory.mcpmem` if
+   * that directory exists, else `roots/<name>.mcpmem` beside the file).
    */
   static open(file, options = {}) {
     return new Memory(file, options);
@@ -35,7 +38,13 @@ export class Memory {
   #inner;
   #nextId = 1;
 
-  constructor(file, { durability = 'background', actor, historyDays, profile = 'default', tools = '' } = {}) {
+  constructor(
+    file,
+    { durability = 'background', actor, historyDays, profile = 'default', tools = '', scope = 'global' } = {},
+  ) {
+    if (!['global', 'roots'].includes(scope)) {
+      throw new TypeError(`scope must be 'global' or 'roots', not ${JSON.stringify(scope)}`);
+    }
     /** The memory file's absolute path. */
     this.path = memoryPath(file);
     this.#disk = new NodeDisk(this.path, { durability });
@@ -45,6 +54,7 @@ export class Memory {
       if (actor) this.#inner.setActor(actor);
       if (historyDays !== undefined) this.#inner.setHistoryDays(historyDays);
       this.#inner.setTools(profile, tools);
+      this.#inner.setScopeRoots(scope === 'roots');
     } catch (e) {
       this.#disk.close();
       throw e;
