@@ -472,6 +472,7 @@ mod tests {
                 "refresh",
                 "replace",
                 "replay",
+                "rescope",
                 "sync"
             ]
         );

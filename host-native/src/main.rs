@@ -87,10 +87,12 @@ struct Cli {
     )]
     tools: String,
 
-    /// Which memory a client is served: global (the memory file or store, for every client)
-    /// or roots (over stdio, the memory of the client's first workspace root: <root>/.mcp-memory/
-    /// if the root has that directory, else roots/ beside the memory file, or a memory of the
-    /// store named after the root; clients without roots get the global one).
+    /// Which memory a client is served: global (one for every client) or roots (over stdio,
+    /// the memory of the client's first workspace root)
+    ///
+    /// Under roots: <root>/.mcp-memory/memory.mcpmem if the root has that directory, else
+    /// roots/<name>-<hash>.mcpmem beside the memory file (with --store, the memory
+    /// NAME.<name>-<hash>); a client that lists no roots is served the global one.
     #[arg(long, value_enum, env = "MCP_MEMORY_SCOPE", global = true, default_value_t = Scope::Global)]
     scope: Scope,
 

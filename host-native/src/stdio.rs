@@ -35,7 +35,8 @@ pub fn serve(mut service: Service, location: &Location) -> Result<()> {
             service.release();
         }
         // While the client is quiet, the search indexes get built.
-        let idle = |ms: i32| stdin.buffer().is_empty() && !input_within(ms);
+        // So is the database's announcement of a change: it ends the wait (and the build).
+        let idle = |ms: i32| stdin.buffer().is_empty() && wake.quiet_for(ms);
         if can_wait_for_input() && idle(IDLE.as_millis() as i32) {
             service.warm_while(|| idle(0))?;
         }
@@ -180,9 +181,28 @@ impl Wake {
         Signal(std::sync::Arc::clone(&self.write))
     }
 
+    /// Whether neither input (or stdin's end) nor a signal comes within `ms` milliseconds.
+    fn quiet_for(&self, ms: i32) -> bool {
+        self.ready(ms) == (false, false)
+    }
+
     /// Waits for stdin to have input (or its end): `false`; or for a signal first: `true`,
     /// the signals so far consumed.
     fn woken_before_input(&self) -> bool {
+        use std::os::fd::AsRawFd;
+        let (input, woken) = self.ready(-1);
+        if input || !woken {
+            return false;
+        }
+        let mut drained = [0u8; 64];
+        // SAFETY: reads into a buffer of its length; the descriptor is non-blocking.
+        while unsafe { libc::read(self.read.as_raw_fd(), drained.as_mut_ptr().cast(), 64) } > 0 {}
+        true
+    }
+
+    /// Waits up to `ms` milliseconds (`-1`: as long as it takes) for stdin or a signal;
+    /// returns which are ready (neither after the time, or if the wait was interrupted).
+    fn ready(&self, ms: i32) -> (bool, bool) {
         use std::os::fd::AsRawFd;
         let mut fds = [
             libc::pollfd {
@@ -197,14 +217,10 @@ impl Wake {
             },
         ];
         // SAFETY: two valid pollfds, for the length of the call.
-        let ready = unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) };
-        if ready <= 0 || fds[0].revents != 0 || fds[1].revents == 0 {
-            return false;
+        if unsafe { libc::poll(fds.as_mut_ptr(), 2, ms) } <= 0 {
+            return (false, false);
         }
-        let mut drained = [0u8; 64];
-        // SAFETY: reads into a buffer of its length; the descriptor is non-blocking.
-        while unsafe { libc::read(self.read.as_raw_fd(), drained.as_mut_ptr().cast(), 64) } > 0 {}
-        true
+        (fds[0].revents != 0, fds[1].revents != 0)
     }
 }
 

@@ -55,9 +55,9 @@ Options:
       --tools <LIST>                Adjusts the profile: comma-separated tool names, +name
                                     to add one, -name to leave one out (e.g.
                                     --tools=+get_entity,-undo) [env: MCP_MEMORY_TOOLS=]
-      --scope <SCOPE>               Which memory a client is served: global (the memory
-                                    file, for every client) or roots (the memory of the
-                                    client's first workspace root: <root>/.mcp-memory/ if
+      --scope <SCOPE>               Which memory a client is served: global (one for every
+                                    client) or roots (the memory of the client's first
+                                    workspace root: <root>/.mcp-memory/memory.mcpmem if
                                     the root has that directory, else roots/ beside the
                                     memory file; clients without roots get the global one)
                                     [env: MCP_MEMORY_SCOPE=] [default: global]

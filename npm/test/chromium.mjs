@@ -82,3 +82,21 @@ export async function until(page, fn, arg) {
     throw new Error(`${e.message}; the page said: ${await page.textContent('#status')}`);
   }
 }
+
+/** The pairs of labels of a page's neighbourhood drawing (nodes', relations') whose boxes intersect. */
+export function crossingLabels(page) {
+  return page.$$eval('#graph .node-label, #graph .edge-label', (labels) => {
+    const boxes = labels.map((t) => {
+      const { x, y, width, height } = t.getBBox();
+      return { text: t.textContent, x, y, width, height };
+    });
+    const out = [];
+    for (let i = 0; i < boxes.length; i++) {
+      for (let j = i + 1; j < boxes.length; j++) {
+        const [a, b] = [boxes[i], boxes[j]];
+        if (a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height) out.push(`${a.text} / ${b.text}`);
+      }
+    }
+    return out;
+  });
+}

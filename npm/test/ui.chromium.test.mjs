@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { launch, until } from './chromium.mjs';
+import { crossingLabels, launch, until } from './chromium.mjs';
 import { NPM_DIR, callModern, nativeHttp, tempDir } from './helpers.mjs';
 
 const NATIVE = process.env.MCP_MEMORY_NATIVE
@@ -169,20 +169,7 @@ test('search, an entity, its neighbourhood and the timeline', SKIP, async () => 
   assert.ok(labels.includes('Ada Lovelace') && labels.includes('Analytical Engine'));
   assert.match(await page.textContent('#graph-more'), /^22 more neighbours not drawn \(62 in all\)$/);
   // No two labels (of nodes, of relations) cover each other.
-  const crossing = await page.$$eval('#graph .node-label, #graph .edge-label', (labels) => {
-    const boxes = labels.map((t) => {
-      const { x, y, width, height } = t.getBBox();
-      return { text: t.textContent, x, y, width, height };
-    });
-    const out = [];
-    for (let i = 0; i < boxes.length; i++) {
-      for (let j = i + 1; j < boxes.length; j++) {
-        const [a, b] = [boxes[i], boxes[j]];
-        if (a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height) out.push(`${a.text} / ${b.text}`);
-      }
-    }
-    return out;
-  });
+  const crossing = await crossingLabels(page);
   assert.deepEqual(crossing, []);
   assert.deepEqual((await texts(page, '#legend span')).sort(), ['machine', 'person']);
 

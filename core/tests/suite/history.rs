@@ -110,6 +110,33 @@ fn history_filters_by_entity_time_client_and_limit() {
 }
 
 #[test]
+fn history_shows_at_most_items_per_op_and_counts_the_rest() {
+    let (mut m, _log) = initialized_at(T0);
+    let entities: Vec<Value> = (0..5)
+        .map(|i| entity(&format!("E{i}"), "thing", &["an observation"]))
+        .collect();
+    call_ok(&mut m, "create_entities", json!({ "entities": entities }));
+    let whole = call_ok(&mut m, "history", json!({}));
+    let op = &whole["changes"][0]["ops"][0];
+    assert_eq!(op["entities"].as_array().unwrap().len(), 5);
+    assert!(op.get("omitted").is_none(), "{op}");
+    let brief = call_ok(&mut m, "history", json!({"itemsPerOp": 2}));
+    let op = &brief["changes"][0]["ops"][0];
+    assert_eq!(op["entities"][1]["name"], "E1");
+    assert_eq!(op["entities"].as_array().unwrap().len(), 2);
+    assert_eq!(op["omitted"], 3);
+    // With an entity, only its items count.
+    let one = call_ok(
+        &mut m,
+        "history",
+        json!({"entityName": "E3", "itemsPerOp": 1}),
+    );
+    let op = &one["changes"][0]["ops"][0];
+    assert_eq!(op["entities"][0]["name"], "E3");
+    assert!(op.get("omitted").is_none(), "{op}");
+}
+
+#[test]
 fn history_refuses_bad_times_naming_the_field() {
     let (mut m, _) = three_changes();
     let e = call_err(&mut m, "history", json!({"since": "yesterday"}));

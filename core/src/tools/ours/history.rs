@@ -34,6 +34,9 @@ pub struct Query {
     client: Option<String>,
     /// At most this many, newest first.
     limit: usize,
+    /// At most this many items (entities, relations, observations…) shown per op; the
+    /// number left out is its `omitted`.
+    items_per_op: usize,
 }
 
 /// Reads a `history` call's arguments (checked against the schema already).
@@ -57,6 +60,10 @@ fn query(a: &Value) -> Result<Query, String> {
             .get("limit")
             .and_then(Value::as_u64)
             .map_or(DEFAULT_LIMIT, |n| n as usize),
+        items_per_op: a
+            .get("itemsPerOp")
+            .and_then(Value::as_u64)
+            .map_or(usize::MAX, |n| n as usize),
     })
 }
 
@@ -136,7 +143,7 @@ fn answer(journal: &Journal, q: &Query) -> Result<String, String> {
         let ops: Vec<Value> = record
             .ops
             .iter()
-            .filter_map(|op| op_view(op, q.entity.as_deref()))
+            .filter_map(|op| op_view(op, q.entity.as_deref(), q.items_per_op))
             .collect();
         if ops.is_empty() {
             continue;
@@ -170,31 +177,36 @@ fn relation_json(r: &Relation<'_>) -> Value {
     json!({"from": r.from, "to": r.to, "relationType": r.relation_type})
 }
 
-/// `list`'s items that `keep` lets through, as JSON by `view`; `None` if none.
+/// The first `cap` of `list`'s items that `keep` lets through, as JSON by `view`, and how
+/// many more it lets through; `None` if none.
 fn kept<T>(
+    cap: usize,
     list: &[T],
     keep: impl Fn(&T) -> bool,
     view: impl Fn(&T) -> Value,
-) -> Option<Vec<Value>> {
-    let items: Vec<Value> = list.iter().filter(|t| keep(t)).map(view).collect();
-    (!items.is_empty()).then_some(items)
+) -> Option<(Vec<Value>, usize)> {
+    let mut through = list.iter().filter(|t| keep(t));
+    let items: Vec<Value> = through.by_ref().take(cap).map(view).collect();
+    (!items.is_empty()).then(|| (items, through.count()))
 }
 
-/// One op as `history` shows it, limited to what touches `entity` if given; `None` if
-/// nothing of it does (or it is bookkeeping: the table of agents, usage counts).
-fn op_view(op: &Op<'_>, entity: Option<&str>) -> Option<Value> {
+/// One op as `history` shows it, limited to what touches `entity` if given and to `cap`
+/// items (the number left out is `omitted`); `None` if nothing of it does (or it is
+/// bookkeeping: the table of agents, usage counts).
+fn op_view(op: &Op<'_>, entity: Option<&str>, cap: usize) -> Option<Value> {
     let is = |name: &str| entity.is_none_or(|e| e == name);
     let at = |r: &Relation<'_>| entity.is_none_or(|e| touches(r, e));
     let (key, items) = match op {
         Op::Agents(_) | Op::Used(_) => return None,
         Op::Reserved(never) => match *never {},
-        Op::CreateEntities(list) => ("entities", kept(list, |e| is(e.name), |e| json!(e))?),
+        Op::CreateEntities(list) => ("entities", kept(cap, list, |e| is(e.name), |e| json!(e))?),
         Op::CreateRelations(list) | Op::DeleteRelations(list) | Op::EndRelations(list) => {
-            ("relations", kept(list, at, relation_json)?)
+            ("relations", kept(cap, list, at, relation_json)?)
         }
         Op::CreateRelationsWith(list) => (
             "relations",
             kept(
+                cap,
                 list,
                 |r| at(&r.relation),
                 |r| {
@@ -206,12 +218,14 @@ fn op_view(op: &Op<'_>, entity: Option<&str>) -> Option<Value> {
                 },
             )?,
         ),
-        Op::AddObservations(list) | Op::DeleteObservations(list) => {
-            ("observations", kept(list, |o| is(o.entity), |o| json!(o))?)
-        }
+        Op::AddObservations(list) | Op::DeleteObservations(list) => (
+            "observations",
+            kept(cap, list, |o| is(o.entity), |o| json!(o))?,
+        ),
         Op::AddFacts(list) => (
             "observations",
             kept(
+                cap,
                 list,
                 |f| is(f.entity),
                 |f| {
@@ -232,19 +246,25 @@ fn op_view(op: &Op<'_>, entity: Option<&str>) -> Option<Value> {
             )?,
         ),
         Op::DeleteEntities(names) | Op::Forget(names) => {
-            ("entityNames", kept(names, |n| is(n), |n| json!(n))?)
+            ("entityNames", kept(cap, names, |n| is(n), |n| json!(n))?)
         }
         Op::PutEntities(list) => (
             "entityNames",
-            kept(list, |e| is(e.name), |e| json!(e.name))?,
+            kept(cap, list, |e| is(e.name), |e| json!(e.name))?,
         ),
         Op::PutRelations(list) => (
             "relations",
-            kept(list, |r| at(&r.relation), |r| relation_json(&r.relation))?,
+            kept(
+                cap,
+                list,
+                |r| at(&r.relation),
+                |r| relation_json(&r.relation),
+            )?,
         ),
         Op::PatchEntities(list) => (
             "entities",
             kept(
+                cap,
                 list,
                 |p| is(p.name) || p.parent.flatten().is_some_and(is),
                 patch_json,
@@ -253,6 +273,7 @@ fn op_view(op: &Op<'_>, entity: Option<&str>) -> Option<Value> {
         Op::Reflect(list) => (
             "reflections",
             kept(
+                cap,
                 list,
                 |r| reflection_about(&r.target, entity),
                 |r| {
@@ -274,6 +295,7 @@ fn op_view(op: &Op<'_>, entity: Option<&str>) -> Option<Value> {
         Op::PutReflections(list) => (
             "reflections",
             kept(
+                cap,
                 list,
                 |r| reflection_about(&r.target, entity),
                 |r| json!(reflection_view(*r)),
@@ -282,20 +304,21 @@ fn op_view(op: &Op<'_>, entity: Option<&str>) -> Option<Value> {
         // Not about any entity: shown only when the history asked is the whole memory's.
         Op::PutTagAliases(list) => (
             "tagAliases",
-            kept(list, |_| entity.is_none(), |a| json!(a))?,
+            kept(cap, list, |_| entity.is_none(), |a| json!(a))?,
         ),
         Op::PutSavedSearches(list) => (
             "savedSearches",
-            kept(list, |_| entity.is_none(), |q| json!(q))?,
+            kept(cap, list, |_| entity.is_none(), |q| json!(q))?,
         ),
         Op::PutArchived(list) => (
             "archived",
-            kept(list, |a| is(a.entity.name), |a| json!(a.entity.name))?,
+            kept(cap, list, |a| is(a.entity.name), |a| json!(a.entity.name))?,
         ),
-        Op::RemoveArchived(names) => ("restored", kept(names, |n| is(n), |n| json!(n))?),
-        Op::RemoveTagAliases(names) | Op::RemoveSavedSearches(names) => {
-            ("names", kept(names, |_| entity.is_none(), |n| json!(n))?)
-        }
+        Op::RemoveArchived(names) => ("restored", kept(cap, names, |n| is(n), |n| json!(n))?),
+        Op::RemoveTagAliases(names) | Op::RemoveSavedSearches(names) => (
+            "names",
+            kept(cap, names, |_| entity.is_none(), |n| json!(n))?,
+        ),
         Op::Restore(r) => {
             let names = r
                 .entities
@@ -305,19 +328,31 @@ fn op_view(op: &Op<'_>, entity: Option<&str>) -> Option<Value> {
             let mut names: Vec<&str> = names.filter(|n| is(n)).collect();
             names.sort_unstable();
             names.dedup();
-            let relations = r.relations.iter().filter(|t| at(t));
-            let relations: Vec<Value> = relations.map(relation_json).collect();
+            let relations: Vec<&Relation<'_>> = r.relations.iter().filter(|t| at(t)).collect();
             if names.is_empty() && relations.is_empty() {
                 return None;
             }
-            return Some(json!({
+            let omitted = names.len().saturating_sub(cap) + relations.len().saturating_sub(cap);
+            names.truncate(cap);
+            let relations: Vec<Value> =
+                relations.into_iter().take(cap).map(relation_json).collect();
+            let mut view = json!({
                 "op": OP_NAMES[op.index()],
                 "entityNames": names,
                 "relations": relations,
-            }));
+            });
+            if omitted > 0 {
+                view["omitted"] = json!(omitted);
+            }
+            return Some(view);
         }
     };
-    Some(json!({"op": OP_NAMES[op.index()], key: items}))
+    let (items, omitted) = items;
+    let mut view = json!({"op": OP_NAMES[op.index()], key: items});
+    if omitted > 0 {
+        view["omitted"] = json!(omitted);
+    }
+    Some(view)
 }
 
 fn reflection_about(target: &model::Target<'_>, entity: Option<&str>) -> bool {
