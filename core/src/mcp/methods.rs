@@ -69,7 +69,7 @@ impl<L: Log> Server<L> {
                 format!(
                     r#"{{"supportedVersions":{},"capabilities":{SUBSCRIBE_CAPS},"instructions":{},"_meta":{{"{}":{{"name":"mcp-memory","version":"{}"}}}}}}"#,
                     era::supported_json(),
-                    json::compact(INSTRUCTIONS),
+                    json::compact(&format!("{INSTRUCTIONS}{}", self.discover_note())),
                     era::SERVER_INFO_KEY,
                     env!("CARGO_PKG_VERSION"),
                 ),

@@ -26,6 +26,9 @@ use crate::roots::path_of;
 const BY_ROOTS: &str =
     " This server keeps one memory per workspace: the one of the first root the client lists.";
 
+/// What `server/discover`'s instructions add: modern requests carry no roots.
+const MODERN: &str = " This server keeps one memory per workspace for clients that list roots in the handshake (initialize); requests of MCP 2026-07-28, which deprecates roots, are served the memory the handshake chose, else the default one (a client gives a project its memory with MEMORY_FILE_PATH).";
+
 /// What they add when the client declares no roots.
 const NO_ROOTS: &str = " This server keeps one memory per workspace, but this client declares no workspace roots (the roots capability): it is served the default memory, shared by every workspace without roots.";
 
@@ -44,6 +47,11 @@ impl<L: Log> Server<L> {
             (true, true) => BY_ROOTS,
             (true, false) => NO_ROOTS,
         }
+    }
+
+    /// What `server/discover`'s instructions add.
+    pub(super) fn discover_note(&self) -> &'static str {
+        if self.scope.on { MODERN } else { "" }
     }
 
     /// Asks the client for its roots (after `notifications/initialized`, and after

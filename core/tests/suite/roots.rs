@@ -159,6 +159,19 @@ fn a_client_without_roots_or_with_none_is_served_the_default_memory() {
 }
 
 #[test]
+fn a_modern_client_is_told_which_memory_it_is_served() {
+    let dir = MemDir::new();
+    let discover = r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let note = "requests of MCP 2026-07-28, which deprecates roots, are served the memory the handshake chose";
+    let scoped_reply = send(&mut scoped(&dir), discover);
+    let text = scoped_reply[0]["result"]["instructions"].as_str().unwrap();
+    assert!(text.contains(note), "{text}");
+    let (mut plain, _) = Server::open(FileLog::new(dir.open(DEFAULT, 2))).unwrap();
+    let text = send(&mut plain, discover)[0]["result"]["instructions"].clone();
+    assert!(!text.as_str().unwrap().contains(note), "{text}");
+}
+
+#[test]
 fn without_the_scope_nothing_changes() {
     let dir = MemDir::new();
     let (mut server, _) = Server::open(FileLog::new(dir.open(DEFAULT, 1))).unwrap();

@@ -1,8 +1,8 @@
 //! A memory per workspace root over stdio (`--scope roots`), as clients use it: each client
 //! answers the server's `roots/list` with its own root, at the same time as the others;
 //! nothing one writes is visible to another; a root holding `.mcp-memory/` keeps its memory
-//! there, others beside the memory file; a client without roots gets the memory file and is
-//! told so; a network transport refuses the scope.
+//! there, others beside the memory file (on PostgreSQL, a memory each); a client without
+//! roots gets the memory file and is told so; a network transport refuses the scope.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -25,11 +25,17 @@ impl Session {
     /// Starts a server on `file` with `--scope roots` and opens a session: a client with
     /// these roots (`None`: no roots capability), answering `roots/list` when asked.
     fn start(file: &Path, roots: Option<&[&Path]>) -> Session {
+        Session::start_on(&["-f".as_ref(), file.as_os_str()], roots)
+    }
+
+    /// [`Session::start`] on the memory these arguments name (`-f FILE`, `--store URL`).
+    fn start_on(memory: &[&std::ffi::OsStr], roots: Option<&[&Path]>) -> Session {
         let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-memory"))
             .env_remove("MEMORY_FILE_PATH")
             .env_remove("MCP_MEMORY_SCOPE")
-            .args(["--scope", "roots", "-f"])
-            .arg(file)
+            .env_remove("MCP_MEMORY_STORE")
+            .args(["--scope", "roots"])
+            .args(memory)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -165,6 +171,36 @@ fn two_clients_in_two_roots_see_only_their_own_memory() {
     create(&mut rootless, 1, "Gamma");
     assert_eq!(rootless.names(2), ["Gamma"]);
     rootless.end();
+}
+
+#[test]
+fn on_postgresql_each_root_is_a_memory_of_its_own() {
+    let Some(cluster) = crate::common::pg::Cluster::start() else {
+        return;
+    };
+    let url = cluster.url("team");
+    let store = ["--store".as_ref(), std::ffi::OsStr::new(&url)];
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("alpha"), dir.path().join("beta"));
+    let mut in_a = Session::start_on(&store, Some(&[&a]));
+    let mut in_b = Session::start_on(&store, Some(&[&b]));
+    create(&mut in_a, 1, "Alpha");
+    create(&mut in_b, 1, "Beta");
+    assert_eq!(in_a.names(2), ["Alpha"]);
+    assert_eq!(in_b.names(2), ["Beta"]);
+    in_a.end();
+    in_b.end();
+    let rows = cluster
+        .client()
+        .query("SELECT name FROM mcp_memory ORDER BY name", &[])
+        .unwrap();
+    let names: Vec<String> = rows.iter().map(|r| r.get(0)).collect();
+    assert_eq!(names.len(), 3, "{names:?}");
+    assert_eq!(names[0], "team");
+    assert!(
+        names[1].starts_with("team.alpha-") && names[2].starts_with("team.beta-"),
+        "{names:?}"
+    );
 }
 
 #[test]
