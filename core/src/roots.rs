@@ -70,17 +70,20 @@ pub struct Places {
     pub inside_file: String,
     /// Otherwise, this file, relative to the directory of the memory the server started on.
     pub beside: String,
+    /// The name the root's memory goes by among others ([`key`]): a store's memory's suffix.
+    pub key: String,
 }
 
-/// Where the memory of the root a client listed as `uri` may be, or `None` if the URI names
-/// no local directory.
-pub fn places(uri: &str) -> Option<Places> {
-    let path = path_of(uri)?;
+/// Where the memory of the root a client listed as `uri` may be; `Err` (the words for the
+/// user) if the URI names no local directory.
+pub fn places(uri: &str) -> Result<Places, String> {
+    let path = path_of(uri).ok_or_else(|| format!("{uri}: not a local file:// root"))?;
     let inside_dir = format!("{}/{ROOT_DIR}", path.trim_end_matches('/'));
-    Some(Places {
+    Ok(Places {
         inside_file: format!("{inside_dir}/{ROOT_FILE}"),
         inside_dir,
         beside: format!("{DATA_DIR}/{}", file_name(&path)),
+        key: key(&path),
     })
 }
 
@@ -119,8 +122,12 @@ mod tests {
         assert_eq!(p.inside_dir, "/home/ada/proj/.mcp-memory");
         assert_eq!(p.inside_file, "/home/ada/proj/.mcp-memory/memory.mcpmem");
         assert_eq!(p.beside, "roots/proj-4d38df16fd1c3a44.mcpmem");
+        assert_eq!(p.key, "proj-4d38df16fd1c3a44");
         assert_eq!(places("file:///").unwrap().inside_dir, "/.mcp-memory");
-        assert_eq!(places("https://x/y"), None);
+        assert_eq!(
+            places("https://x/y"),
+            Err("https://x/y: not a local file:// root".to_string())
+        );
     }
 
     #[test]

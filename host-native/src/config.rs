@@ -32,8 +32,7 @@ pub fn memory_path(flag: Option<&Path>, env: Option<OsString>) -> Result<PathBuf
 /// memory.mcpmem` if the root has that directory (a memory kept with the project), else
 /// `roots/<key>.mcpmem` beside `started_on` (`core::roots` names them for every host).
 pub fn root_memory(started_on: &Path, root: &str) -> Result<PathBuf, String> {
-    let places = mcp_memory_core::roots::places(root)
-        .ok_or_else(|| format!("{root}: not a local file:// root"))?;
+    let places = mcp_memory_core::roots::places(root)?;
     if Path::new(&places.inside_dir).is_dir() {
         return Ok(PathBuf::from(places.inside_file));
     }

@@ -613,10 +613,7 @@ impl Drop for PgLog {
 /// The memory of workspace root `root` beside `started_on`: `<started_on>.<key>`
 /// (`core::roots::key`), the first part cut so the name fits.
 fn root_memory(started_on: &str, root: &str) -> Result<String, LogError> {
-    use mcp_memory_core::roots;
-    let path = roots::path_of(root)
-        .ok_or_else(|| LogError(format!("{root}: not a local file:// root")))?;
-    let key = roots::key(&path);
+    let key = mcp_memory_core::roots::places(root).map_err(LogError)?.key;
     let room = MAX_NAME - key.len() - 1;
     let base: String = started_on.chars().take(room).collect();
     Ok(format!("{base}.{key}"))

@@ -148,8 +148,7 @@ impl Disk for JsFile {
     /// JavaScript opens `inside_file` if `inside_dir` exists, else `beside` relative to the
     /// directory of the file it opened first (`core::roots::places`).
     fn rescope(&mut self, root: &str) -> Result<(), LogError> {
-        let places = mcp_memory_core::roots::places(root)
-            .ok_or_else(|| LogError(format!("{root}: not a local file:// root")))?;
+        let places = mcp_memory_core::roots::places(root).map_err(LogError)?;
         (self.js)
             .rescope(&places.inside_dir, &places.inside_file, &places.beside)
             .map_err(log_error)?;

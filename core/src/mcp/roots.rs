@@ -39,10 +39,14 @@ impl<L: Log> Server<L> {
         self.scope.on = on;
     }
 
+    /// Whether the session being handled declared roots in its `initialize`.
+    fn client_has_roots(&self) -> bool {
+        self.clients.get(&self.session).is_some_and(|c| c.roots)
+    }
+
     /// What `initialize`'s instructions add for the session being handled.
     pub(super) fn scope_note(&self) -> &'static str {
-        let roots = self.clients.get(&self.session).is_some_and(|c| c.roots);
-        match (self.scope.on, roots) {
+        match (self.scope.on, self.client_has_roots()) {
             (false, _) => "",
             (true, true) => BY_ROOTS,
             (true, false) => NO_ROOTS,
@@ -57,8 +61,7 @@ impl<L: Log> Server<L> {
     /// Asks the client for its roots (after `notifications/initialized`, and after
     /// `notifications/roots/list_changed`), when they choose its memory.
     pub(super) fn ask_roots(&mut self) -> Vec<String> {
-        let roots = self.clients.get(&self.session).is_some_and(|c| c.roots);
-        if !self.scope.on || !roots {
+        if !self.scope.on || !self.client_has_roots() {
             return Vec::new();
         }
         self.scope.asked += 1;

@@ -121,6 +121,16 @@ fn create(session: &mut Session, id: u64, name: &str) {
     session.call(id, "create_entities", json!({"entities": [entity]}));
 }
 
+/// Two sessions open at once each write an entity; each reads back only its own.
+fn each_sees_only_its_own(mut in_a: Session, mut in_b: Session) {
+    create(&mut in_a, 1, "Alpha");
+    create(&mut in_b, 1, "Beta");
+    assert_eq!(in_a.names(2), ["Alpha"]);
+    assert_eq!(in_b.names(2), ["Beta"]);
+    in_a.end();
+    in_b.end();
+}
+
 #[test]
 fn two_clients_in_two_roots_see_only_their_own_memory() {
     let dir = tempfile::tempdir().unwrap();
@@ -130,19 +140,14 @@ fn two_clients_in_two_roots_see_only_their_own_memory() {
     std::fs::create_dir_all(b.join(".mcp-memory")).unwrap();
 
     // Both sessions open at once, each in its root.
-    let mut in_a = Session::start(&file, Some(&[&a]));
-    let mut in_b = Session::start(&file, Some(&[&b, &a]));
+    let in_a = Session::start(&file, Some(&[&a]));
+    let in_b = Session::start(&file, Some(&[&b, &a]));
     assert!(
         in_a.instructions.contains("one memory per workspace"),
         "{}",
         in_a.instructions
     );
-    create(&mut in_a, 1, "Alpha");
-    create(&mut in_b, 1, "Beta");
-    assert_eq!(in_a.names(2), ["Alpha"]);
-    assert_eq!(in_b.names(2), ["Beta"]);
-    in_a.end();
-    in_b.end();
+    each_sees_only_its_own(in_a, in_b);
 
     // Where each memory is: b's inside it, a's beside the memory file, none in the file.
     assert!(b.join(".mcp-memory").join("memory.mcpmem").exists());
@@ -182,14 +187,9 @@ fn on_postgresql_each_root_is_a_memory_of_its_own() {
     let store = ["--store".as_ref(), std::ffi::OsStr::new(&url)];
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (dir.path().join("alpha"), dir.path().join("beta"));
-    let mut in_a = Session::start_on(&store, Some(&[&a]));
-    let mut in_b = Session::start_on(&store, Some(&[&b]));
-    create(&mut in_a, 1, "Alpha");
-    create(&mut in_b, 1, "Beta");
-    assert_eq!(in_a.names(2), ["Alpha"]);
-    assert_eq!(in_b.names(2), ["Beta"]);
-    in_a.end();
-    in_b.end();
+    let in_a = Session::start_on(&store, Some(&[&a]));
+    let in_b = Session::start_on(&store, Some(&[&b]));
+    each_sees_only_its_own(in_a, in_b);
     let rows = cluster
         .client()
         .query("SELECT name FROM mcp_memory ORDER BY name", &[])
