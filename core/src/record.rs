@@ -345,6 +345,19 @@ impl<'a> Entry<'a> {
 }
 
 impl<'a> Record<'a> {
+    /// The stamp of a record's payload bytes, read without its ops (`None`: a record
+    /// without one, from before changes carried times). A checkpoint is not a record.
+    pub fn stamp_of(bytes: &'a [u8]) -> Result<Option<Stamp<'a>>, DecodeError> {
+        match bytes.split_first() {
+            _ if is_checkpoint(bytes) => Err(DecodeError("a checkpoint, not a change".into())),
+            Some((&CHANGE, rest)) => postcard::take_from_bytes::<Stamp<'a>>(rest)
+                .map(|(stamp, _)| Some(stamp))
+                .map_err(|e| DecodeError(e.to_string())),
+            Some(_) => Ok(None),
+            None => Err(DecodeError("an empty record".into())),
+        }
+    }
+
     /// Reads a record from its payload bytes, borrowing strings from them. A checkpoint is
     /// not a record (see [`Entry`]).
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {

@@ -4,7 +4,10 @@
 //!
 //! Nothing here is kept in memory between requests: a [`Journal`] is the log's entries,
 //! read through [`crate::log::Log::entries`] when a history tool asks, and every question
-//! is answered by one pass over them (bounded by the compaction horizon).
+//! is answered by one pass over them (bounded by the compaction horizon), decoding one
+//! record at a time: what a request holds is the log's bytes, never the log decoded (a
+//! server answering `undo` held every record decoded, and its heap, which WebAssembly
+//! never gives back, grew with the log).
 
 use alloc::collections::BTreeSet;
 use alloc::format;
@@ -16,7 +19,7 @@ use super::CHECKPOINT_MIN_TAIL;
 use super::Error;
 use crate::graph::Graph;
 use crate::model::{Millis, Provenance, Relation, Restore};
-use crate::record::{Agent, Checkpoint, DecodeError, Entry, Op, Record, Stamp, is_checkpoint};
+use crate::record::{Agent, DecodeError, Entry, Op, Record, is_checkpoint};
 
 /// A record that replayed when the memory opened but not now (the log changed under it).
 fn unreadable(e: DecodeError) -> Error {
@@ -51,7 +54,8 @@ impl ChangeId {
     }
 }
 
-/// One change of the log, decoded.
+/// One change of the log: its id, where it is and who made it ([`Journal::record`]
+/// decodes what it changed).
 #[derive(Debug)]
 pub struct Logged<'j> {
     /// Its id.
@@ -60,13 +64,31 @@ pub struct Logged<'j> {
     pub index: usize,
     /// Who made it.
     pub by: Provenance<'j>,
-    /// What it changed.
-    pub record: Record<'j>,
 }
 
-/// The log's entries, as read for one request.
+/// The log's entries, as read for one request, and the table of who made changes.
 pub struct Journal {
     entries: Vec<Vec<u8>>,
+    agents: Vec<AgentText>,
+}
+
+/// An entry of the table of who made changes, owned.
+struct AgentText {
+    client: String,
+    version: String,
+    session: String,
+    actor: Option<String>,
+}
+
+impl AgentText {
+    fn provenance(&self) -> Provenance<'_> {
+        Provenance {
+            client: &self.client,
+            version: &self.version,
+            session: &self.session,
+            actor: self.actor.as_deref(),
+        }
+    }
 }
 
 /// What a change touches, as far as undoing it is concerned.
@@ -192,53 +214,41 @@ impl<'a> Footprint<'a> {
 pub struct Refused(pub String);
 
 impl Journal {
-    /// The journal of these log entries, oldest first.
-    pub fn new(entries: Vec<Vec<u8>>) -> Journal {
-        Journal { entries }
+    /// The journal of these log entries, oldest first, whose changes name their makers by
+    /// their place in `agents`: the table of the graph the entries build (it lists every
+    /// maker in the order the log met them, as a change's stamp counts them).
+    pub fn new<'a>(entries: Vec<Vec<u8>>, agents: impl Iterator<Item = Provenance<'a>>) -> Journal {
+        let agents = agents
+            .map(|p| AgentText {
+                client: p.client.into(),
+                version: p.version.into(),
+                session: p.session.into(),
+                actor: p.actor.map(Into::into),
+            })
+            .collect();
+        Journal { entries, agents }
     }
 
-    /// Every change the log holds, oldest first, decoded; records without a stamp (from
-    /// before times were kept, and snapshots) are history's start, not changes, and are
-    /// left out, as are checkpoints.
+    /// Every change the log holds, oldest first (only each record's stamp read); records
+    /// without a stamp (from before times were kept, and snapshots) are history's start,
+    /// not changes, and are left out, as are checkpoints.
     pub fn changes(&self) -> Result<Vec<Logged<'_>>, Error> {
-        let mut agents: Vec<Provenance<'_>> = Vec::new();
         let mut changes = Vec::new();
         let mut last: Option<ChangeId> = None;
         for (index, bytes) in self.entries.iter().enumerate() {
-            let record = match Entry::decode(bytes).map_err(unreadable)? {
-                Entry::Change(record) => record,
-                // The state history starts from: its table of who made changes.
-                Entry::Checkpoint if index == 0 => {
-                    let c = Checkpoint::decode(bytes).map_err(unreadable)?;
-                    let text = |s: u32| c.strings[s as usize];
-                    agents.extend(c.agents.iter().map(|a| Provenance {
-                        client: text(a.client),
-                        version: text(a.version),
-                        session: text(a.session),
-                        actor: a.actor.checked_sub(1).map(text),
-                    }));
-                    continue;
-                }
-                Entry::Checkpoint => continue,
-            };
-            let stamp = record.stamp;
-            if let Some(Stamp {
-                by: Agent::New(p), ..
-            }) = stamp
-            {
-                agents.push(p);
+            if is_checkpoint(bytes) {
+                continue;
             }
-            for op in &record.ops {
-                if let Op::Agents(list) = op {
-                    agents.extend(list.iter().copied());
-                }
-            }
-            let Some(stamp) = stamp else {
+            let Some(stamp) = Record::stamp_of(bytes).map_err(unreadable)? else {
                 continue;
             };
             let by = match stamp.by {
                 Agent::New(p) => p,
-                Agent::Known(i) => agents.get(i as usize).copied().unwrap_or_default(),
+                Agent::Known(i) => self
+                    .agents
+                    .get(i as usize)
+                    .map(AgentText::provenance)
+                    .unwrap_or_default(),
             };
             let id = ChangeId {
                 at: stamp.at,
@@ -248,14 +258,14 @@ impl Journal {
                 },
             };
             last = Some(id);
-            changes.push(Logged {
-                id,
-                index,
-                by,
-                record,
-            });
+            changes.push(Logged { id, index, by });
         }
         Ok(changes)
+    }
+
+    /// What `change` changed, decoded.
+    pub fn record(&self, change: &Logged<'_>) -> Result<Record<'_>, Error> {
+        Record::decode(&self.entries[change.index]).map_err(unreadable)
     }
 
     /// The graph of the first `count` entries.
@@ -307,7 +317,7 @@ impl Journal {
             ))));
         };
         let target = &changes[at];
-        let mut footprint = Footprint::of(&target.record);
+        let mut footprint = Footprint::of(&self.record(target)?);
         if let Some(why) = footprint.final_ {
             return Ok(Err(Refused(format!("change {id} cannot be undone: {why}"))));
         }
@@ -337,7 +347,8 @@ impl Journal {
             .filter(|n| exists(&before, n) != exists(current, n))
             .collect();
         for later in &changes[at + 1..] {
-            if let Some(why) = Footprint::of(&later.record).depends_on(&footprint, &appeared) {
+            if let Some(why) = Footprint::of(&self.record(later)?).depends_on(&footprint, &appeared)
+            {
                 return Ok(Err(Refused(format!(
                     "change {id} cannot be undone: change {} made later depends on it ({why}); undo that one first",
                     later.id

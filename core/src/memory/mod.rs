@@ -509,7 +509,7 @@ impl<L: Log> Memory<L> {
     /// The log's entries as this memory last saw them (the caller caught up).
     fn read_journal(&mut self) -> Result<Journal, Error> {
         let entries = self.log.entries().map_err(Error::log(LogOp::Refresh))?;
-        Ok(Journal::new(entries))
+        Ok(Journal::new(entries, self.graph.agents()))
     }
 
     /// Rewrites the log as the graph as it stood at the history horizon

@@ -5,7 +5,7 @@
 use crate::common::*;
 use mcp_memory_core::memory::history::{ChangeId, Journal};
 use mcp_memory_core::record::Checkpoint;
-use mcp_memory_core::{Log, Server};
+use mcp_memory_core::{Intent, Log, Server};
 use serde_json::{Value, json};
 
 const T0: u64 = 1_700_000_000_000;
@@ -323,8 +323,8 @@ fn undo_refuses_a_relation_to_an_entity_it_would_remove_and_forgetting_and_refle
 }
 
 /// The journal of what a memory's log holds now.
-fn journal(log: &MemLog) -> Journal {
-    Journal::new(log.records())
+fn journal(m: &mut Server<MemLog>) -> Journal {
+    m.memory_mut().journal(Intent::Read).expect("readable")
 }
 
 #[test]
@@ -346,7 +346,7 @@ fn compaction_keeps_the_horizon_of_history_and_rebuilds_the_same_graph() {
     let before = full(&mut m);
     let kept = call_ok(&mut m, "compact", json!({}))["records"].clone();
     // 30 days before the last change (day 39): days 9..=39 stay as they were logged.
-    let journal = journal(&log);
+    let journal = journal(&mut m);
     let changes = journal.changes().expect("readable");
     assert_eq!(changes.len(), 62);
     assert_eq!(
@@ -398,7 +398,7 @@ fn without_a_clock_or_with_no_horizon_compaction_keeps_no_history() {
     assert_eq!(records.len(), 1, "the graph as one checkpoint");
     let c = Checkpoint::decode(&records[0]).expect("a checkpoint");
     assert_eq!((c.agents.len(), c.entities.len()), (1, 1));
-    let (mut m, log) = initialized_at(T0);
+    let (mut m, _) = initialized_at(T0);
     m.memory_mut().set_history(0);
     call_ok(
         &mut m,
@@ -406,5 +406,54 @@ fn without_a_clock_or_with_no_horizon_compaction_keeps_no_history() {
         json!({"entities": [entity("A", "t", &[])]}),
     );
     call_ok(&mut m, "compact", json!({}));
-    assert_eq!(journal(&log).changes().expect("readable").len(), 0);
+    assert_eq!(journal(&mut m).changes().expect("readable").len(), 0);
+}
+
+#[test]
+fn history_names_each_change_s_client_across_compactions_and_restarts() {
+    // Who made a change is its place in the table of makers, which the graph keeps
+    // (history reads it there, not from the log's first checkpoint): the same answer
+    // whether the maker came before a compaction, after it, or again.
+    let mut log = MemLog::new();
+    for (i, name) in ["a", "b", "a", "c"].into_iter().enumerate() {
+        let ms = T0 + i as u64 * MINUTE;
+        let mut m = open(log);
+        initialize_as(&mut m, name, "1", ms);
+        let entity_name = format!("E{i}");
+        call_ok(
+            &mut m,
+            "create_entities",
+            json!({"entities": [entity(&entity_name, "t", &[])]}),
+        );
+        if i == 1 {
+            // The first change folds into the checkpoint history starts from; b's stays,
+            // and b's next one names b by its place in that checkpoint's table.
+            m.memory_mut().set_history(1);
+            call_ok(&mut m, "compact", json!({}));
+            assert!(Checkpoint::decode(&m.memory_mut().log_mut().records()[0]).is_ok());
+            call_ok(
+                &mut m,
+                "create_entities",
+                json!({"entities": [entity("F", "t", &[])]}),
+            );
+        }
+        m.memory_mut().close();
+        log = m.memory_mut().log_mut().reopened();
+    }
+    let mut m = open(log);
+    initialize_as(&mut m, "d", "1", T0 + 9 * MINUTE);
+    let h = call_ok(&mut m, "history", json!({}));
+    let clients: Vec<&str> = h["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["client"].as_str().unwrap())
+        .collect();
+    assert_eq!(clients, ["c", "a", "b", "b"]);
+    let undone = call_ok(
+        &mut m,
+        "undo",
+        json!({"changeId": format!("{}-0", T0 + 3 * MINUTE)}),
+    );
+    assert!(undone.to_string().contains("undone"), "{undone}");
 }

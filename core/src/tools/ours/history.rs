@@ -133,13 +133,14 @@ fn answer(journal: &Journal, q: &Query) -> Result<String, String> {
     let mut shown = Vec::new();
     let mut more = false;
     for change in changes.iter().rev() {
-        let Logged { id, by, record, .. } = change;
+        let Logged { id, by, .. } = change;
         if id.at < q.since || id.at >= q.until {
             continue;
         }
         if q.client.as_deref().is_some_and(|c| c != by.client) {
             continue;
         }
+        let record = journal.record(change).map_err(|e| e.to_string())?;
         let ops: Vec<Value> = record
             .ops
             .iter()

@@ -27,11 +27,16 @@ pub fn at<L: Log>(m: &mut Server<L>, ms: u64) {
 pub fn initialized_at(ms: u64) -> (Server<MemLog>, MemLog) {
     let log = MemLog::new();
     let mut m = open(log.clone());
+    initialize_as(&mut m, "claude-code", "2.1.0", ms);
+    (m, log)
+}
+
+/// Client `name` `version` says who it is at `ms`.
+pub fn initialize_as<L: Log>(m: &mut Server<L>, name: &str, version: &str, ms: u64) {
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "claude-code", "version": "2.1.0"}}});
+        "clientInfo": {"name": name, "version": version}}});
     m.handle_in(0, ms, &init.to_string());
-    (m, log)
 }
 
 /// The shipped embedding table's bytes (`core/embeddings/table.bin`), read once.
