@@ -19,6 +19,9 @@
 //! than [`OWNERLESS_LOCK_MS`] (its creator was killed between creating and writing it), is
 //! broken: moved aside, checked to be the one judged stale, and removed. Because breaking can race with a new owner, a holder
 //! checks that the lock is still its own before every write, and refuses to write if not.
+//! A request waits for a live owner's lock at most [`LOCK_WAIT_MS`], then fails naming the
+//! owner's pid (a stopped or hung writer holds the others up that long, not until its lock
+//! is stale); opening a memory waits until the lock is free or stale.
 
 use alloc::format;
 use alloc::string::String;
@@ -31,6 +34,9 @@ use crate::sidefiles;
 
 /// A lock older than this (milliseconds) is stale whoever owns it.
 pub const STALE_LOCK_MS: u64 = 30_000;
+/// How long (milliseconds) a request waits for a live owner's lock before it fails naming
+/// the owner (opening a memory waits until the lock is stale).
+pub const LOCK_WAIT_MS: u64 = 10_000;
 /// A lock naming no owner older than this (milliseconds) is stale: its creator writes its
 /// token right after creating it, so an empty lock this old was left by a process killed in
 /// between.
@@ -166,9 +172,16 @@ impl<D: Disk> FileLog<D> {
     /// Takes the file's lock, waiting for other processes to release it (breaking a stale
     /// one), then notices whether another process replaced the file meanwhile.
     pub fn lock(&mut self) -> Result<(), LogError> {
+        self.take_lock(None)
+    }
+
+    /// Takes the lock as [`FileLog::lock`] does, but waits at most `bound` milliseconds
+    /// (slept, so at least that long in time) for a live owner: then `Err` names the owner
+    /// and how long it has held the lock.
+    fn take_lock(&mut self, bound: Option<u64>) -> Result<(), LogError> {
         let lock = self.lock_name();
         let token = String::from(self.disk.token());
-        let mut backoff = 1;
+        let (mut backoff, mut waited) = (1, 0u64);
         while !self.disk.create_new(&lock, token.as_bytes())? {
             let Some(owner) = self.disk.read_file(&lock)? else {
                 continue; // released meanwhile
@@ -180,7 +193,11 @@ impl<D: Disk> FileLog<D> {
                 self.break_lock(&lock, &owner)?;
                 continue;
             }
+            if bound.is_some_and(|bound| waited >= bound) {
+                return Err(self.held_by(&lock, &owner));
+            }
             self.disk.sleep_ms(backoff);
+            waited += u64::from(backoff);
             backoff = (backoff * 2).min(MAX_BACKOFF_MS);
         }
         self.locked = true;
@@ -190,6 +207,21 @@ impl<D: Disk> FileLog<D> {
             self.replaced = true;
         }
         Ok(())
+    }
+
+    /// The refusal of a write while `owner` holds the lock, alive, past [`LOCK_WAIT_MS`].
+    fn held_by(&mut self, lock: &str, owner: &[u8]) -> LogError {
+        let owner = String::from_utf8_lossy(owner);
+        let pid = owner.split(' ').next().unwrap_or_default();
+        let held = match self.disk.age_ms(lock) {
+            Ok(Some(age)) => format!(" for {} s", age / 1000),
+            _ => String::new(),
+        };
+        LogError(format!(
+            "{} is locked by process {pid}, which has held it{held} without finishing a write (is it stopped or hung?); nothing was changed, try again (a lock is broken once it is {} s old)",
+            self.disk.name(),
+            STALE_LOCK_MS / 1000
+        ))
     }
 
     /// Whether a lock owned by someone else (`owner`) is stale: its process is gone, or it
@@ -538,7 +570,7 @@ impl<D: Disk> Log for FileLog<D> {
             {
                 return Ok(changes);
             }
-            self.lock()?;
+            self.take_lock(Some(LOCK_WAIT_MS))?;
         }
         self.writing = intent == Intent::Write;
         let size = self.disk.size()?;

@@ -3,7 +3,7 @@
 //! writer that died. A simulated directory stands in for the file system: names point at
 //! shared "inodes", so a rename over the path leaves an old handle on the old file.
 
-use mcp_memory_core::filelog::{Disk, FileLog, OWNERLESS_LOCK_MS, STALE_LOCK_MS};
+use mcp_memory_core::filelog::{Disk, FileLog, LOCK_WAIT_MS, OWNERLESS_LOCK_MS, STALE_LOCK_MS};
 use mcp_memory_core::frame;
 use mcp_memory_core::record::CHECKPOINT;
 use mcp_memory_core::testing::{MemDir, MemDisk, Op, frame_offset};
@@ -126,6 +126,48 @@ fn a_live_owner_is_waited_for_until_its_lock_is_stale() {
         Some("1 nonce1"),
         "unlock leaves others' locks"
     );
+}
+
+/// A writer stopped (SIGSTOP) or hung while it holds the lock: a request waits
+/// [`LOCK_WAIT_MS`], then fails naming it and changing nothing; requests go through as soon
+/// as it lets go, or once its lock is stale.
+#[test]
+fn a_request_behind_a_stuck_owner_fails_naming_it_and_resumes_when_it_goes_on() {
+    let dir = MemDir::new();
+    let (mut a, mut b) = (process(&dir, 1), process(&dir, 2));
+    locked(&mut a, |a| a.replay().unwrap());
+    locked(&mut b, |b| b.replay().unwrap());
+    b.lock().unwrap();
+    let err = a.refresh(Intent::Write).unwrap_err();
+    assert!(
+        (LOCK_WAIT_MS..LOCK_WAIT_MS + 100).contains(&dir.clock()),
+        "waited {} ms",
+        dir.clock()
+    );
+    assert!(
+        err.0
+            .starts_with("memory.jsonl is locked by process 2, which has held it for 10 s"),
+        "{}",
+        err.0
+    );
+    assert_eq!(lock_owner(&dir).as_deref(), Some("2 nonce2"), "not taken");
+    // It goes on: the next request gets through at once.
+    b.append(b"from b").unwrap();
+    b.unlock();
+    let waited = dir.clock();
+    assert_eq!(
+        appended(a.refresh(Intent::Write).unwrap()),
+        [b"from b".to_vec()]
+    );
+    assert_eq!(dir.clock(), waited);
+    a.unlock();
+    // It never does: requests fail until its lock is stale, then one breaks it.
+    b.lock().unwrap();
+    while a.refresh(Intent::Write).is_err() {
+        assert!(dir.clock() < waited + STALE_LOCK_MS + LOCK_WAIT_MS);
+    }
+    assert!(dir.clock() > waited + STALE_LOCK_MS);
+    assert_eq!(lock_owner(&dir).as_deref(), Some("1 nonce1"));
 }
 
 #[test]

@@ -142,10 +142,13 @@ fn two_processes_sharing_a_file_add_their_counts() {
     at(&mut b, T0 + 30);
     open_nodes(&mut b, &["Mill", "Harbor North"]);
     open_nodes(&mut b, &["Mill"]);
+    // Each logs its uses under the lock, which its host releases after the message.
     at(&mut a, T0 + 2_000);
     call_ok(&mut a, "search_nodes", json!({"query": "x"}));
+    a.memory_mut().log_mut().unlock();
     at(&mut b, T0 + 2_100);
     call_ok(&mut b, "search_nodes", json!({"query": "x"}));
+    b.memory_mut().log_mut().unlock();
     at(&mut a, T0 + 2_200);
     call_ok(&mut a, "search_nodes", json!({"query": "x"}));
     assert_eq!(accesses(&a, "Mill"), 5, "3 of a's and 2 of b's");
