@@ -4,6 +4,7 @@ mod common;
 
 mod docs;
 mod fsync;
+mod hang;
 mod kill;
 mod maintenance;
 mod migrate;
