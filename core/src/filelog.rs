@@ -211,14 +211,16 @@ impl<D: Disk> FileLog<D> {
 
     /// The refusal of a write while `owner` holds the lock, alive, past [`LOCK_WAIT_MS`].
     fn held_by(&mut self, lock: &str, owner: &[u8]) -> LogError {
-        let owner = String::from_utf8_lossy(owner);
-        let pid = owner.split(' ').next().unwrap_or_default();
+        let holder = match token_pid(owner) {
+            Some(pid) => format!("process {pid}"),
+            None => String::from("another process"),
+        };
         let held = match self.disk.age_ms(lock) {
             Ok(Some(age)) => format!(" for {} s", age / 1000),
             _ => String::new(),
         };
         LogError(format!(
-            "{} is locked by process {pid}, which has held it{held} without finishing a write (is it stopped or hung?); nothing was changed, try again (a lock is broken once it is {} s old)",
+            "{} is locked by {holder}, which has held it{held} without finishing a write (is it stopped or hung?); nothing was changed, try again (a lock is broken once it is {} s old)",
             self.disk.name(),
             STALE_LOCK_MS / 1000
         ))
