@@ -11,6 +11,7 @@ pub mod hub;
 pub mod listen;
 pub mod maintenance;
 pub mod pglog;
+pub mod pgsession;
 pub mod pgtls;
 mod resident;
 pub mod seeddb;

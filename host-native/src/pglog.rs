@@ -27,9 +27,10 @@ use std::time::{Duration, Instant};
 use mcp_memory_core::record::is_checkpoint;
 use mcp_memory_core::{Changes, Contents, Intent, Log, LogError};
 use postgres::fallible_iterator::FallibleIterator;
-use postgres::{Client, Config};
 use rustls::ClientConfig;
+use tokio_postgres::Config;
 
+use crate::pgsession::{Failure, Session};
 use crate::pgtls::{self, Tls};
 
 /// The channel committed changes are announced on; the payload is `<memory>\t<writer>`.
@@ -41,8 +42,9 @@ pub const DEFAULT_MEMORY: &str = "default";
 /// Longest a name of a memory may be.
 const MAX_NAME: usize = 64;
 
-/// How long a refresh for writing waits for another server's turn to end.
-const LOCK_TIMEOUT: &str = "30s";
+/// How long a refresh for writing waits for another server's turn to end (as long as a
+/// request on a memory file waits for a live writer: `core::filelog::LOCK_WAIT_MS`).
+const LOCK_WAIT: Duration = Duration::from_secs(10);
 
 /// First wait before reconnecting after a failed attempt; it doubles up to [`MAX_BACKOFF`].
 const MIN_BACKOFF: Duration = Duration::from_millis(100);
@@ -172,28 +174,35 @@ fn lock_key(memory: &str) -> i64 {
 
 /// Opens a session: the tables if missing, and the settings every session runs with (a
 /// bounded wait for the lock; the server drops a silent client's session, and its lock,
-/// within about half a minute, as it does a transaction left idle).
-pub fn connect(target: &Target) -> Result<Client, LogError> {
-    let mut client = target
-        .config
-        .connect(pgtls::connector(&target.tls))
-        .map_err(|e| {
-            LogError(format!(
-                "cannot connect to {}: {}",
-                target.shown,
-                causes(&e)
-            ))
-        })?;
+/// within about half a minute, as it does a transaction left idle). Every statement is
+/// bounded ([`crate::pgsession`]).
+fn connect(target: &Target) -> Result<Session, LogError> {
+    let mut session = Session::connect(&target.config, pgtls::connector(&target.tls))
+        .map_err(|e| unreachable(target, &e))?;
     let setup = format!(
-        "SET lock_timeout = '{LOCK_TIMEOUT}';
+        "SET lock_timeout = '{}ms';
          SET idle_in_transaction_session_timeout = '30s';
          SET tcp_keepalives_idle = 10; SET tcp_keepalives_interval = 5; SET tcp_keepalives_count = 3;
-         BEGIN; {SCHEMA} COMMIT;"
+         BEGIN; {SCHEMA} COMMIT;",
+        LOCK_WAIT.as_millis()
     );
-    client
-        .batch_execute(&setup)
+    session
+        .batch_execute_waiting(&setup, LOCK_WAIT)
         .map_err(|e| LogError(format!("cannot prepare {}: {e}", target.shown)))?;
-    Ok(client)
+    Ok(session)
+}
+
+/// A session that only listens ([`watch`]): it waits for announcements as long as they
+/// take, so nothing bounds it.
+fn listener(target: &Target) -> Result<postgres::Client, LogError> {
+    postgres::Config::from(target.config.clone())
+        .connect(pgtls::connector(&target.tls))
+        .map_err(|e| unreachable(target, &e))
+}
+
+/// A connection to `target` that could not be made, and why.
+fn unreachable(target: &Target, e: &dyn std::error::Error) -> LogError {
+    LogError(format!("cannot connect to {}: {}", target.shown, causes(e)))
 }
 
 /// An error and its causes, outermost first (the client library says "error performing TLS
@@ -232,7 +241,7 @@ pub fn watch(target: &Target, wake: Box<dyn Fn() + Send>) {
     std::thread::spawn(move || {
         let mut backoff = MIN_BACKOFF;
         loop {
-            let listened: Result<(), LogError> = connect(&target).and_then(|mut client| {
+            let listened: Result<(), LogError> = listener(&target).and_then(|mut client| {
                 let listen = format!("LISTEN {CHANNEL}");
                 (client.batch_execute(&listen))
                     .map_err(|e| LogError(format!("cannot listen on {}: {e}", target.shown)))?;
@@ -295,7 +304,7 @@ pub struct PgLog {
     key: i64,
     /// Who writes: stamped on each row, and on notifications (a server skips its own).
     writer: String,
-    client: Option<Client>,
+    client: Option<Session>,
     /// No connection is attempted before this (after a failed attempt).
     retry_at: Option<Instant>,
     backoff: Duration,
@@ -364,14 +373,14 @@ impl PgLog {
         self.locked
     }
 
-    fn error(&self, what: &str, e: &postgres::Error) -> LogError {
+    fn error(&self, what: &str, e: &Failure) -> LogError {
         LogError(format!("cannot {what} {}: {e}", self.target.shown))
     }
 
     /// The session, made if there is none (or it broke): at once, or an error if the last
     /// attempt failed less than a backoff ago.
-    fn client(&mut self) -> Result<&mut Client, LogError> {
-        if self.client.as_ref().is_some_and(Client::is_closed) {
+    fn client(&mut self) -> Result<&mut Session, LogError> {
+        if self.client.as_ref().is_some_and(Session::is_closed) {
             self.lost();
         }
         if self.client.is_none() {
@@ -426,7 +435,7 @@ impl PgLog {
     fn run<T>(
         &mut self,
         what: &str,
-        op: impl FnOnce(&mut Client) -> Result<T, postgres::Error>,
+        op: impl FnOnce(&mut Session) -> Result<T, Failure>,
     ) -> Result<T, LogError> {
         let mut client = match self.client.take() {
             Some(c) if !c.is_closed() => c,
@@ -456,7 +465,9 @@ impl PgLog {
             return Ok(());
         }
         let sql = format!("BEGIN; SELECT pg_advisory_lock({})", self.key);
-        let taken = self.run("lock the memory in", |c| c.batch_execute(&sql));
+        let taken = self.run("lock the memory in", |c| {
+            c.batch_execute_waiting(&sql, LOCK_WAIT)
+        });
         if let Err(e) = taken {
             if let Some(client) = self.client.as_mut() {
                 let _ = client.batch_execute("ROLLBACK");

@@ -1,14 +1,27 @@
+//! Hangs, not crashes, and the bounds docs/file-format.md and docs/postgres.md state.
+//!
 //! A writer that holds the memory file's lock and does not let go (stopped with SIGSTOP,
 //! hung): a write behind it waits 10 s, then fails naming the holder's pid and changing
 //! nothing; writes go through as soon as it lets go, and a lock whose process is gone is
-//! taken over at once (docs/file-format.md states the bounds).
+//! taken over at once.
+//!
+//! The PostgreSQL server stopped with SIGSTOP, and a network that stops delivering without
+//! closing anything (a loopback proxy that stops forwarding): a write fails within 20 s
+//! naming the database and changing nothing, and once the database answers again the next
+//! writes go through by themselves.
 
+use std::io::{Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
 use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 use crate::common::net::{self, Line};
+use crate::common::pg::Cluster;
 use crate::common::{call, initialize};
 
 fn create(id: u64, name: &str) -> Value {
@@ -65,16 +78,166 @@ fn a_write_behind_a_stopped_lock_holder_fails_naming_it_and_resumes() {
     let started = Instant::now();
     assert!(!text_of(&client.request(&create(4, "C"))).1);
     assert!(started.elapsed() < Duration::from_secs(2));
-    let read = client.request(&call(5, "read_graph", json!({})));
-    let names: Vec<&str> = read["result"]["structuredContent"]["entities"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["name"].as_str().unwrap())
-        .collect();
     assert_eq!(
-        names,
+        names(&mut client, 5),
         ["A", "B", "C"],
         "what was acknowledged, nothing else"
+    );
+}
+
+/// The names of the entities a server holds.
+fn names(client: &mut Line, id: u64) -> Vec<String> {
+    let read = client.request(&call(id, "read_graph", json!({})));
+    (read["result"]["structuredContent"]["entities"]
+        .as_array()
+        .unwrap())
+    .iter()
+    .map(|e| e["name"].as_str().unwrap().to_string())
+    .collect()
+}
+
+/// A loopback proxy to `port` that forwards until told to go silent: it then keeps every
+/// connection open and forwards nothing (what arrives waits in its kernel, acknowledged),
+/// until it is told to go on.
+struct Proxy {
+    port: u16,
+    silent: Arc<AtomicBool>,
+}
+
+impl Proxy {
+    fn to(port: u16) -> Proxy {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let silent = Arc::new(AtomicBool::new(false));
+        let proxy = Proxy {
+            port: listener.local_addr().unwrap().port(),
+            silent: Arc::clone(&silent),
+        };
+        thread::spawn(move || {
+            for client in listener.incoming().map_while(Result::ok) {
+                let Ok(server) = TcpStream::connect(("127.0.0.1", port)) else {
+                    continue;
+                };
+                for (from, to) in [
+                    (client.try_clone().unwrap(), server.try_clone().unwrap()),
+                    (server, client),
+                ] {
+                    let silent = Arc::clone(&silent);
+                    thread::spawn(move || forward(from, to, &silent));
+                }
+            }
+        });
+        proxy
+    }
+
+    fn set_silent(&self, silent: bool) {
+        self.silent.store(silent, Ordering::SeqCst);
+    }
+}
+
+/// Copies `from` to `to`, holding what it read while `silent`, until `from` ends.
+fn forward(mut from: TcpStream, mut to: TcpStream, silent: &AtomicBool) {
+    let mut buf = [0; 16 * 1024];
+    let hold = || {
+        while silent.load(Ordering::SeqCst) {
+            thread::sleep(Duration::from_millis(10));
+        }
+    };
+    loop {
+        hold();
+        let n = from.read(&mut buf).unwrap_or(0);
+        hold();
+        if n == 0 || to.write_all(&buf[..n]).is_err() {
+            let _ = to.shutdown(Shutdown::Write);
+            return;
+        }
+    }
+}
+
+/// Writes `name` until a write goes through (at most 15 s); how long it took.
+fn write_until_through(client: &mut Line, id: u64, name: &str) -> Duration {
+    let started = Instant::now();
+    loop {
+        let (text, failed) = text_of(&client.request(&create(id, name)));
+        if !failed {
+            return started.elapsed();
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(15),
+            "no write went through once the database answered again: {text}"
+        );
+        thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// A write while the database does not answer fails within the bound, naming it; then,
+/// once `answer` lets it answer, writes go through again by themselves.
+fn a_write_to_a_silent_database_fails_and_resumes(
+    client: &mut Line,
+    shown: &str,
+    silence: impl FnOnce(),
+    answer: impl FnOnce(),
+) {
+    assert!(!text_of(&client.request(&create(1, "A"))).1);
+    silence();
+    let started = Instant::now();
+    let (text, failed) = text_of(&client.request(&create(2, "B")));
+    let waited = started.elapsed();
+    assert!(failed, "{text}");
+    assert!(
+        text.contains(shown) && text.contains("no answer within 20 s"),
+        "the error names the database and the bound: {text}"
+    );
+    assert!(
+        (Duration::from_secs(20)..Duration::from_secs(30)).contains(&waited),
+        "waited {waited:?}"
+    );
+    answer();
+    let resumed = write_until_through(client, 3, "C");
+    eprintln!("failed after {waited:?}; through again {resumed:?} after it answered");
+    assert_eq!(
+        names(client, 4),
+        ["A", "C"],
+        "what was acknowledged, nothing else"
+    );
+}
+
+#[test]
+fn a_write_to_a_stopped_postgres_server_fails_in_time_and_service_resumes() {
+    let Some(pg) = Cluster::start() else { return };
+    let url = pg.url("stopped");
+    let server = net::start(&["--store".as_ref(), url.as_ref()], &["--transport", "tcp"]);
+    let mut client = Line::connect(&server.addr);
+    client.request(&initialize(0));
+    let shown = format!("postgres://127.0.0.1:{}/postgres?memory=stopped", pg.port());
+    a_write_to_a_silent_database_fails_and_resumes(
+        &mut client,
+        &shown,
+        || pg.signal(libc::SIGSTOP),
+        || pg.signal(libc::SIGCONT),
+    );
+    // The database holds what was acknowledged: a new server reads the same.
+    let fresh = net::start(&["--store".as_ref(), url.as_ref()], &["--transport", "tcp"]);
+    let mut reader = Line::connect(&fresh.addr);
+    reader.request(&initialize(0));
+    assert_eq!(names(&mut reader, 1), ["A", "C"]);
+}
+
+#[test]
+fn a_write_over_a_network_gone_silent_fails_in_time_and_service_resumes() {
+    let Some(pg) = Cluster::start() else { return };
+    let proxy = Proxy::to(pg.port());
+    let url = format!(
+        "postgres://postgres@127.0.0.1:{}/postgres?memory=silent",
+        proxy.port
+    );
+    let server = net::start(&["--store".as_ref(), url.as_ref()], &["--transport", "tcp"]);
+    let mut client = Line::connect(&server.addr);
+    client.request(&initialize(0));
+    let shown = format!("postgres://127.0.0.1:{}/postgres?memory=silent", proxy.port);
+    a_write_to_a_silent_database_fails_and_resumes(
+        &mut client,
+        &shown,
+        || proxy.set_silent(true),
+        || proxy.set_silent(false),
     );
 }

@@ -187,6 +187,41 @@ impl Cluster {
         self.pg_ctl(&["start", "-w", "-l", &self.log_file()]);
     }
 
+    /// Stops every process of the server with SIGSTOP (a server frozen mid-work: its
+    /// kernel still takes what clients send), or with `SIGCONT` lets them go on.
+    pub fn signal(&self, signal: i32) {
+        let pid_file = self.dir.path().join("data").join("postmaster.pid");
+        let Ok(text) = std::fs::read_to_string(pid_file) else {
+            return;
+        };
+        let Some(postmaster) = text
+            .lines()
+            .next()
+            .and_then(|l| l.trim().parse::<i32>().ok())
+        else {
+            return;
+        };
+        let parent_of = |pid: &str| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            // `pid (comm) state ppid …`: the name may hold spaces, not a `)`.
+            stat.rsplit_once(')')?
+                .1
+                .split_whitespace()
+                .nth(1)?
+                .parse::<i32>()
+                .ok()
+        };
+        let children: Vec<i32> = (std::fs::read_dir("/proc").unwrap())
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|pid| parent_of(pid) == Some(postmaster))
+            .filter_map(|pid| pid.parse().ok())
+            .collect();
+        for pid in std::iter::once(postmaster).chain(children) {
+            // SAFETY: signals a process of this test's own server.
+            unsafe { libc::kill(pid, signal) };
+        }
+    }
+
     /// A client session on the database, for looking at the rows.
     pub fn client(&self) -> postgres::Client {
         postgres::Client::connect(
@@ -202,6 +237,8 @@ impl Cluster {
 
 impl Drop for Cluster {
     fn drop(&mut self) {
+        // A test that failed with the server stopped must not leave it stopped.
+        self.signal(libc::SIGCONT);
         let all = self.pg_ctl_args(&["stop", "-m", "immediate"]);
         let all: Vec<&str> = all.iter().map(String::as_str).collect();
         let _ = self.output("pg_ctl", &all);
