@@ -31,15 +31,20 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{self, any};
 use base64::Engine as _;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
 use mcp_memory_core::mcp::{self, Headers, Kind, MODERN_VERSIONS, PROTOCOL_VERSIONS};
 use mcp_memory_core::tools::limits::MAX_MESSAGE_BYTES;
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
 use tokio::sync::mpsc;
 use tokio_stream::StreamExt;
 use tokio_stream::wrappers::ReceiverStream;
 
 use crate::auth::Token;
 use crate::hub::{Hub, OUTBOX_MESSAGES};
+use crate::listen;
 
 /// The endpoint's path.
 pub const PATH: &str = "/mcp";
@@ -104,6 +109,15 @@ impl App {
     }
 }
 
+/// Connections served at once, idle ones included (fewer if the process may not open as
+/// many files); more are answered 503 and closed.
+pub const MAX_CONNECTIONS: usize = 4096;
+
+/// How long a connection may take to send a request's head, or stay idle before its next
+/// request; then it is closed (a client sending its headers a byte at a time holds a
+/// connection this long at most).
+pub const HEAD_WAIT: Duration = Duration::from_secs(10);
+
 /// Serves `/mcp` (and each of `named` at `/mcp/<name>`) until the process ends.
 pub async fn serve(
     listener: TcpListener,
@@ -137,8 +151,36 @@ pub async fn serve(
         .route("/", routing::get(browser))
         .layer(DefaultBodyLimit::max(MAX_MESSAGE_BYTES))
         .with_state(app);
-    axum::serve(listener, router).await?;
-    Ok(())
+    let limit = listen::open_files_for(MAX_CONNECTIONS);
+    let slots = Arc::new(Semaphore::new(limit));
+    loop {
+        let mut stream = listen::accept(&listener).await;
+        let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
+            tokio::spawn(async move {
+                let _ = stream.write_all(busy(limit).as_bytes()).await;
+            });
+            continue;
+        };
+        let service = TowerToHyperService::new(router.clone());
+        tokio::spawn(async move {
+            let _ = stream.set_nodelay(true);
+            let mut http = hyper::server::conn::http1::Builder::new();
+            http.timer(TokioTimer::new()).header_read_timeout(HEAD_WAIT);
+            let _ = http.serve_connection(TokioIo::new(stream), service).await;
+            drop(slot);
+        });
+    }
+}
+
+/// The answer to a connection over the limit (`limit` at once), and its close.
+fn busy(limit: usize) -> String {
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":null,"error":{{"code":-32000,"message":"Too many connections: this server serves at most {limit} at once"}}}}"#
+    );
+    format!(
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
 }
 
 /// The memory browser (npm/ui/index.html): it holds no data, and calls `/mcp` with the

@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 
 use crate::auth::{Token, check_exposure};
 use crate::service::Service;
@@ -142,4 +142,50 @@ async fn stop_signal() -> Result<()> {
     }
     eprintln!("mcp-memory: stopping");
     Ok(())
+}
+
+/// The next connection. A failure to accept (out of descriptors and the like) is reported,
+/// and the connections there are go on being served meanwhile.
+pub async fn accept(listener: &TcpListener) -> TcpStream {
+    loop {
+        match listener.accept().await {
+            Ok((stream, _)) => return stream,
+            Err(e) => {
+                eprintln!("mcp-memory: warning: cannot accept a connection: {e}");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+        }
+    }
+}
+
+/// How many connections the process can hold open, up to `want`: it raises its limit of
+/// open files (the soft one, up to the hard one) to `want` and room for the rest.
+pub fn open_files_for(want: usize) -> usize {
+    const ROOM: u64 = 256;
+    #[cfg(unix)]
+    {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit and setrlimit read and write the struct given, nothing else.
+        unsafe {
+            if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
+                return want;
+            }
+            let needed = want as u64 + ROOM;
+            if limit.rlim_cur < needed {
+                let raised = libc::rlimit {
+                    rlim_cur: needed.min(limit.rlim_max),
+                    rlim_max: limit.rlim_max,
+                };
+                if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                    limit.rlim_cur = raised.rlim_cur;
+                }
+            }
+        }
+        (limit.rlim_cur.saturating_sub(ROOM) as usize).clamp(1, want)
+    }
+    #[cfg(not(unix))]
+    want
 }

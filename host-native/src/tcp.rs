@@ -13,6 +13,7 @@ use tokio::sync::{Semaphore, mpsc};
 
 use crate::auth::Token;
 use crate::hub::{Hub, OUTBOX_MESSAGES};
+use crate::listen;
 use crate::stdio::trim_eol;
 
 /// Connections served at once; more are told so and closed.
@@ -30,15 +31,7 @@ const UNAUTHORIZED: &str = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32001,
 pub async fn serve(listener: TcpListener, hub: Hub, token: Option<Arc<Token>>) -> Result<()> {
     let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
     loop {
-        let (mut stream, _) = match listener.accept().await {
-            Ok(accepted) => accepted,
-            Err(e) => {
-                // Out of descriptors and the like: keep serving the connections there are.
-                eprintln!("mcp-memory: warning: cannot accept a connection: {e}");
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                continue;
-            }
-        };
+        let mut stream = listen::accept(&listener).await;
         let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
             tokio::spawn(async move {
                 let _ = stream.write_all(format!("{BUSY}\n").as_bytes()).await;

@@ -2,21 +2,22 @@
 """Hours of real use on one memory (issue 44): many kinds of client at once, for a duration.
 
     python3 tests/soak/soak.py --native target/release/mcp-memory [--node npm/bin/mcp-memory.js]
-        [--minutes 10] [--store postgres://…] [--report FILE]
+        [--minutes 10] [--store postgres://…]
 
 On one memory file (or, with --store, one memory of a PostgreSQL database): 8 native stdio
 servers, 1 native HTTP server with 2 clients, and 1 Node stdio server (files only), each
 client at a bounded rate (--rate calls a second) with a mix of writes (creates,
 observations added and deleted, deletes, relations made and removed, merges, undo), reads,
-searches and compactions. Every 15 s one stdio client is replaced: its server killed with
-SIGKILL between two calls (a crash), or its client gone (stdin and stdout closed), after
-which the server must have exited within 2 s; a new server and session take its place.
+searches and compactions. Every 15 s one of the first four stdio clients is replaced: its
+server killed with SIGKILL between two calls (a crash), or its client gone (stdin and stdout
+closed), after which the server must have exited within 2 s; a new server and session take
+its place. The other servers (four stdio, the HTTP one, the Node one) live the whole run.
 
 Each client writes only entities of its own (names `<client>:<n>`), so what the memory must
 hold is known exactly: each client keeps the model of its entities, observations and
 relations as its acknowledged calls left them. Checked and printed:
-- RSS of every long-lived server over time: after warm-up (the first quarter) it may drift
-  at most 5% (`--rss-drift`);
+- RSS of every long-lived server over time (printed at each tenth of the run): after warm-up
+  (the first quarter) it may drift at most 5% (`--rss-drift`);
 - the memory file's size over time: at most 4 times its size after warm-up and never more
   than 64 MiB per 10,000 live entities (live data plus the history horizon);
   (each client starts with its --live entities, so the memory is at its steady size from the
@@ -281,7 +282,6 @@ class Soak:
         self.where = ["--store", args.store] if args.store else ["-f", self.file]
         self.start = time.monotonic()
         # Clients whose server was replaced: their RSS is not a long-lived server's.
-        self.replaced_names = set()
 
     def fail(self, message):
         self.failed = True
@@ -329,7 +329,7 @@ class Soak:
         threads = [threading.Thread(target=c.run, args=(until, a.rate), daemon=True) for c in clients]
         for t in threads:
             t.start()
-        replaceable = [c for c in clients if isinstance(c.conn, Stdio)]
+        replaceable = clients[:4]
         rss = {}  # label -> [(t, KiB)]
         sizes = []  # (t, bytes)
         next_replace = time.monotonic() + 15
@@ -337,7 +337,7 @@ class Soak:
         while time.monotonic() < until and not self.failed:
             t = time.monotonic() - self.start
             for c in clients:
-                if isinstance(c.conn, Stdio) and c.name not in self.replaced_names:
+                if isinstance(c.conn, Stdio) and c not in replaceable:
                     rss.setdefault(c.name, []).append((t, rss_kib(c.conn.pid())))
             rss.setdefault("http", []).append((t, rss_kib(http_proc.pid)))
             if not a.store:
@@ -350,7 +350,6 @@ class Soak:
                     elif not victim.conn.leave():
                         self.fail(f"{victim.name}: its server was alive {ORPHAN_SECONDS} s after its client went")
                     victim.conn = victim.connect()
-                self.replaced_names.add(victim.name)
                 replaced += 1
                 next_replace += 15
             time.sleep(5)
@@ -411,13 +410,17 @@ class Soak:
                 continue
             start, end = after[0], max(after[-3:])
             drift = end / start - 1
-            print(f"  {label}: {start / 1024:.1f} -> {end / 1024:.1f} ({drift:+.1%})")
+            tenths = [next((k for t, k in series if t >= duration * i / 10), series[-1][1]) for i in range(11)]
+            print(f"  {label}: {start / 1024:.1f} -> {end / 1024:.1f} ({drift:+.1%}); by tenths: "
+                  + " ".join(f"{k / 1024:.1f}" for k in tenths))
             if drift > self.args.rss_drift:
                 self.fail(f"{label}: RSS grew {drift:.1%} after warm-up ({start} -> {end} KiB)")
         if sizes:
             after = [s for t, s in sizes if t >= warm] or [sizes[-1][1]]
+            tenths = [next((b for t, b in sizes if t >= duration * i / 10), sizes[-1][1]) for i in range(11)]
             print(f"memory file: {after[0] / 2**20:.1f} MiB after warm-up, {max(after) / 2**20:.1f} MiB at most, "
-                  f"{sizes[-1][1] / 2**20:.1f} MiB at the end")
+                  f"{sizes[-1][1] / 2**20:.1f} MiB at the end; by tenths (MiB): "
+                  + " ".join(f"{b / 2**20:.1f}" for b in tenths))
             if max(after) > 4 * max(after[0], 1 << 20) or max(after) > (64 << 20) * max(1, live / 10_000):
                 self.fail(f"the memory file grew to {max(after)} bytes")
         minutes = {}

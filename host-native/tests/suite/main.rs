@@ -2,6 +2,7 @@
 
 mod common;
 
+mod abuse;
 mod docs;
 mod fsync;
 mod hang;
