@@ -2,7 +2,7 @@
 """Hours of real use on one memory (issue 44): many kinds of client at once, for a duration.
 
     python3 tests/soak/soak.py --native target/release/mcp-memory [--node npm/bin/mcp-memory.js]
-        [--minutes 10] [--store postgres://…]
+        [--minutes 10] [--store postgres://…] [--history-days N]
 
 On one memory file (or, with --store, one memory of a PostgreSQL database): 8 native stdio
 servers, 1 native HTTP server with 2 clients, and 1 Node stdio server (files only), each
@@ -279,9 +279,10 @@ class Soak:
         self.env = {k: v for k, v in os.environ.items()
                     if k not in ("MEMORY_FILE_PATH", "MCP_MEMORY_STORE", "MCP_MEMORY_NOW")}
         self.env["MCP_MEMORY_PROFILE"] = "all"
+        if args.history_days is not None:
+            self.env["MCP_MEMORY_HISTORY_DAYS"] = str(args.history_days)
         self.where = ["--store", args.store] if args.store else ["-f", self.file]
         self.start = time.monotonic()
-        # Clients whose server was replaced: their RSS is not a long-lived server's.
 
     def fail(self, message):
         self.failed = True
@@ -447,6 +448,9 @@ def main():
     p.add_argument("--rate", type=float, default=20, help="calls a second per client")
     p.add_argument("--live", type=int, default=150, help="entities a client keeps (older ones deleted)")
     p.add_argument("--rss-drift", type=float, default=0.05)
+    p.add_argument("--history-days", type=int,
+                   help="the servers' --history-days (default theirs, 30: then the history, and the log the "
+                        "history tools read, grow for the whole run, and so does RSS)")
     args = p.parse_args()
     ok = Soak(args).run()
     print("soak passed" if ok else "soak FAILED")
