@@ -62,6 +62,19 @@ function failureReplies(message, reason) {
   return reply === undefined ? [] : [reply];
 }
 
+/**
+ * What went wrong, in words: an IndexedDB failure is a DOMException whose message may be
+ * empty (Chromium's QuotaExceededError has none), so its name is given too, and a full
+ * quota is said plainly.
+ */
+function described(e) {
+  if (e?.name === 'QuotaExceededError') {
+    return `the site's storage quota is used up (QuotaExceededError${e.message ? `: ${e.message}` : ''}); free some (delete memories) or ask the browser for more (navigator.storage.persist()), then write again`;
+  }
+  if (e instanceof DOMException) return e.message ? `${e.name}: ${e.message}` : e.name;
+  return e?.message || String(e);
+}
+
 export class BrowserMemory extends EventTarget {
   /**
    * Opens (creating) the memory called `name` in this origin's IndexedDB and replays it.
@@ -237,11 +250,11 @@ export class BrowserMemory extends EventTarget {
           this.#offerTable(this.#inner);
         }
       } catch (e) {
-        let reason = `the memory could not be stored: ${e?.message ?? e}`;
+        let reason = `the memory could not be stored: ${described(e)}`;
         try {
           await this.#reload();
         } catch (reloading) {
-          reason += `; reloading it failed too: ${reloading?.message ?? reloading}`;
+          reason += `; reloading it failed too: ${described(reloading)}`;
         }
         if (!failed) throw new Error(reason, { cause: e });
         return failed(reason);

@@ -1,14 +1,15 @@
 // The browser API in real headless Chromium (Debian's `chromium`, driven by playwright-core;
 // see test/chromium.mjs): a memory survives a page reload and a browser restart, two tabs
-// writing to one memory at once lose nothing and each sees every write, and the MCP SDK's
-// client bundled into a page talks to a memory through MemoryTransport.
+// writing to one memory at once lose nothing and each sees every write, a memory over its
+// origin's storage quota fails writes clearly and loses nothing, and the MCP SDK's client
+// bundled into a page talks to a memory through MemoryTransport.
 
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 
-import { NPM_ROOT, harness, launch } from './chromium.mjs';
+import { NPM_ROOT, ORIGIN, harness, launch } from './chromium.mjs';
 import { assertCatalog, tempDir } from './helpers.mjs';
 
 /** Makes `openMemory(name)` in the page: the tab's memory of that name, opened once. */
@@ -122,6 +123,52 @@ test('the MCP TypeScript SDK client, bundled into a page, speaks to a browser me
     assert.deepEqual(found.structuredContent.entities.map((e) => e.name), ['A']);
     assert.equal(failed.isError, true);
     assert.match(failed.content[0].text, /nobody/);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('over its storage quota a write fails saying so, nothing acknowledged is lost, and writes resume with room', { timeout: 120_000 }, async () => {
+  const browser = await launch();
+  try {
+    const page = await prepare(await harness(browser));
+    // The origin's quota as DevTools sets it ("simulate custom storage quota"): 4 MiB.
+    const devtools = await page.context().newCDPSession(page);
+    await devtools.send('Storage.overrideQuotaForOrigin', { origin: ORIGIN, quotaSize: 4 << 20 });
+    const filled = await page.evaluate(async () => {
+      const memory = await openMemory('quota');
+      const acknowledged = [];
+      const big = 'x'.repeat(60_000);
+      const write = (name) => memory.createEntities([{ name, entityType: 't', observations: [`${name} ${big}`] }]);
+      for (let i = 0; i < 1000; i++) {
+        try {
+          await write(`E${i}`);
+          acknowledged.push(`E${i}`);
+        } catch (e) {
+          let again = null;
+          await write('late').catch((e) => (again = e.message));
+          return { acknowledged, error: e.message, again };
+        }
+      }
+      return { acknowledged, error: null };
+    });
+    assert.ok(filled.error, `4 MiB never filled up (${filled.acknowledged.length} writes)`);
+    assert.match(filled.error, /the memory could not be stored: .*quota/i);
+    assert.match(filled.again ?? '', /quota/i, 'still full: the next write fails too');
+    const names = async () => (await graphIn(page, 'quota')).entities.map((e) => e.name).sort();
+    const acknowledged = [...filled.acknowledged].sort();
+    assert.deepEqual(await names(), acknowledged, 'nothing unstored is in the memory');
+
+    await devtools.send('Storage.overrideQuotaForOrigin', { origin: ORIGIN });
+    await page.evaluate(async () => {
+      const memory = await openMemory('quota');
+      await memory.createEntities([{ name: 'after', entityType: 't', observations: ['room again'] }]);
+    });
+    await page.reload();
+    await page.waitForFunction(() => window.mcp !== undefined);
+    await prepare(page);
+    assert.deepEqual(await names(), [...acknowledged, 'after'].sort(), 'stored: every acknowledged write, nothing else');
+    process.stderr.write(`quota: ${acknowledged.length} writes of 60 KB stored in 4 MiB, then: ${filled.error}\n`);
   } finally {
     await browser.close();
   }

@@ -67,14 +67,21 @@ fn closed_within(stream: &mut TcpStream, within: Duration) -> bool {
     }
 }
 
-/// Runs `abuse` on a thread of its own until `stop`; how many times it ran.
-fn repeat(stop: &Arc<AtomicBool>, abuse: impl Fn() + Send + 'static) -> thread::JoinHandle<usize> {
+/// Runs `abuse` on a thread of its own until `stop`, `pause` apart (as fast as the server
+/// answers would take the test's own CPU from the server and from the tests that run
+/// beside it); how many times it ran.
+fn repeat(
+    stop: &Arc<AtomicBool>,
+    pause: Duration,
+    abuse: impl Fn() + Send + 'static,
+) -> thread::JoinHandle<usize> {
     let stop = Arc::clone(stop);
     thread::spawn(move || {
         let mut n = 0;
         while !stop.load(Ordering::SeqCst) {
             abuse();
             n += 1;
+            thread::sleep(pause);
         }
         n
     })
@@ -154,7 +161,7 @@ fn http_under_abuse_answers_good_clients_and_sheds_the_rest() {
     let flood = (0..2)
         .map(|_| {
             let (addr, init, refused) = (addr.clone(), init.clone(), Arc::clone(&refused));
-            repeat(&stop, move || {
+            repeat(&stop, Duration::from_millis(1), move || {
                 let bad = ("Authorization", "Bearer guess");
                 let (status, _, _) = net::http(&addr, "/mcp", "POST", &[JSON, ACCEPT, bad], &init);
                 assert_eq!(status, 401);
@@ -165,7 +172,7 @@ fn http_under_abuse_answers_good_clients_and_sheds_the_rest() {
     // Chunked bodies whose chunk sizes are not numbers.
     let malformed = {
         let addr = addr.clone();
-        repeat(&stop, move || {
+        repeat(&stop, Duration::from_millis(1), move || {
             let mut stream = TcpStream::connect(&addr).unwrap();
             let request = format!(
                 "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nAuthorization: Bearer s3cret\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{{}}\r\n0\r\n\r\n"
@@ -181,11 +188,11 @@ fn http_under_abuse_answers_good_clients_and_sheds_the_rest() {
     let big = {
         let (addr, session) = (addr.clone(), session.clone());
         let pad = "x".repeat((16 << 20) - 200);
-        repeat(&stop, move || {
-            let body = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
-                "params": {"name": "search_nodes", "arguments": {"query": "big"}, "_pad": pad}})
-            .to_string();
-            assert!(body.len() <= 16 << 20);
+        let body = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+            "params": {"name": "search_nodes", "arguments": {"query": "big"}, "_pad": pad}})
+        .to_string();
+        assert!(body.len() <= 16 << 20);
+        repeat(&stop, Duration::from_millis(250), move || {
             let headers = [JSON, ACCEPT, AUTH, ("Mcp-Session-Id", session.as_str())];
             let (status, _, reply) = net::http(&addr, "/mcp", "POST", &headers, &body);
             assert_eq!(status, 200, "{}", &reply[..reply.len().min(300)]);

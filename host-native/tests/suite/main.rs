@@ -5,6 +5,7 @@ mod common;
 mod abuse;
 mod docs;
 mod fsync;
+mod full;
 mod hang;
 mod kill;
 mod maintenance;
