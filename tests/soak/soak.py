@@ -238,8 +238,19 @@ class Client:
             self.check_entity(name, self.call("open_nodes", {"names": [name]}))
 
     def undo_create(self, name):
+        # With no history kept, another client's compaction may fold the create into the
+        # state between the calls: then it is no longer a change to undo (history lists
+        # none, undo finds no such id), and the entity stays.
+        folded = self.soak.args.history_days == 0
         changes = self.call("history", {"client": self.name, "limit": 1})["changes"]
-        self.call("undo", {"changeId": changes[0]["id"]})
+        if not changes and folded:
+            return
+        try:
+            self.call("undo", {"changeId": changes[0]["id"]})
+        except RuntimeError as e:
+            if folded and "no change has id" in str(e):
+                return
+            raise
         del self.model.entities[name]
 
     def check_entity(self, name, got):
