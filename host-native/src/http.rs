@@ -35,9 +35,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use mcp_memory_core::mcp::{self, Headers, Kind, MODERN_VERSIONS, PROTOCOL_VERSIONS};
 use mcp_memory_core::tools::limits::MAX_MESSAGE_BYTES;
-use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
 use tokio::sync::mpsc;
 use tokio_stream::StreamExt;
 use tokio_stream::wrappers::ReceiverStream;
@@ -152,24 +150,16 @@ pub async fn serve(
         .layer(DefaultBodyLimit::max(MAX_MESSAGE_BYTES))
         .with_state(app);
     let limit = listen::open_files_for(MAX_CONNECTIONS);
-    let slots = Arc::new(Semaphore::new(limit));
-    loop {
-        let mut stream = listen::accept(&listener).await;
-        let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
-            tokio::spawn(async move {
-                let _ = stream.write_all(busy(limit).as_bytes()).await;
-            });
-            continue;
-        };
+    listen::each_connection(listener, limit, busy(limit).into_bytes().into(), |stream| {
         let service = TowerToHyperService::new(router.clone());
-        tokio::spawn(async move {
+        async move {
             let _ = stream.set_nodelay(true);
             let mut http = hyper::server::conn::http1::Builder::new();
             http.timer(TokioTimer::new()).header_read_timeout(HEAD_WAIT);
             let _ = http.serve_connection(TokioIo::new(stream), service).await;
-            drop(slot);
-        });
-    }
+        }
+    })
+    .await
 }
 
 /// The answer to a connection over the limit (`limit` at once), and its close.

@@ -5,7 +5,9 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
+use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
 
 use crate::auth::{Token, check_exposure};
 use crate::service::Service;
@@ -144,17 +146,41 @@ async fn stop_signal() -> Result<()> {
     Ok(())
 }
 
-/// The next connection. A failure to accept (out of descriptors and the like) is reported,
-/// and the connections there are go on being served meanwhile.
-pub async fn accept(listener: &TcpListener) -> TcpStream {
+/// Accepts connections until the process ends, at most `limit` served at once, each by
+/// `serve` on a task of its own; one over the limit is sent `busy` and closed. A failure to
+/// accept (out of descriptors and the like) is reported, and the connections there are go
+/// on being served meanwhile.
+pub async fn each_connection<F>(
+    listener: TcpListener,
+    limit: usize,
+    busy: Arc<[u8]>,
+    serve: impl Fn(TcpStream) -> F,
+) -> !
+where
+    F: Future<Output = ()> + Send + 'static,
+{
+    let slots = Arc::new(Semaphore::new(limit));
     loop {
-        match listener.accept().await {
-            Ok((stream, _)) => return stream,
+        let mut stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
             Err(e) => {
                 eprintln!("mcp-memory: warning: cannot accept a connection: {e}");
                 tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                continue;
             }
-        }
+        };
+        let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
+            let busy = Arc::clone(&busy);
+            tokio::spawn(async move {
+                let _ = stream.write_all(&busy).await;
+            });
+            continue;
+        };
+        let served = serve(stream);
+        tokio::spawn(async move {
+            served.await;
+            drop(slot);
+        });
     }
 }
 

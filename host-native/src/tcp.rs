@@ -9,7 +9,7 @@ use mcp_memory_core::mcp;
 use mcp_memory_core::tools::limits::MAX_MESSAGE_BYTES;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, BufWriter};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{Semaphore, mpsc};
+use tokio::sync::mpsc;
 
 use crate::auth::Token;
 use crate::hub::{Hub, OUTBOX_MESSAGES};
@@ -24,26 +24,21 @@ pub const MAX_CONNECTIONS: usize = 128;
 /// ([`mcp::too_large`], with id `null`: its id was not read).
 const MAX_LINE: u64 = MAX_MESSAGE_BYTES as u64 + 2;
 
-const BUSY: &str = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Too many connections: this server serves at most 128 at once"}}"#;
+const BUSY: &str = concat!(
+    r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Too many connections: this server serves at most 128 at once"}}"#,
+    "\n"
+);
 const UNAUTHORIZED: &str = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Unauthorized: the first line must be `Bearer <token>`"}}"#;
 
 /// Accepts connections until the process ends.
 pub async fn serve(listener: TcpListener, hub: Hub, token: Option<Arc<Token>>) -> Result<()> {
-    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
-    loop {
-        let mut stream = listen::accept(&listener).await;
-        let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
-            tokio::spawn(async move {
-                let _ = stream.write_all(format!("{BUSY}\n").as_bytes()).await;
-            });
-            continue;
-        };
-        let (hub, token) = (hub.clone(), token.clone());
-        tokio::spawn(async move {
-            connection(stream, hub, token).await;
-            drop(slot);
-        });
-    }
+    listen::each_connection(
+        listener,
+        MAX_CONNECTIONS,
+        BUSY.as_bytes().into(),
+        |stream| connection(stream, hub.clone(), token.clone()),
+    )
+    .await
 }
 
 /// Serves one client until it closes its end.

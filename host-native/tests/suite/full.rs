@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::common::net::{self, Line};
+use crate::common::net::{self, Line, entity_names, tool_text};
 use crate::common::{call, initialize};
 
 /// A tmpfs of a few MiB mounted at a directory, unmounted when dropped.
@@ -54,20 +54,9 @@ fn create(id: u64, name: &str) -> Value {
     )
 }
 
-/// Whether a tool call failed, and its text.
-fn outcome(reply: &Value) -> (bool, String) {
-    let result = &reply["result"];
-    let text = result["content"][0]["text"].as_str().unwrap_or_default();
-    (result["isError"] == true, text.to_string())
-}
-
+/// The names of the entities the server on `client` holds, sorted.
 fn names(client: &mut Line, id: u64) -> Vec<String> {
-    let read = client.request(&call(id, "read_graph", json!({})));
-    let mut names: Vec<String> = (read["result"]["structuredContent"]["entities"].as_array())
-        .unwrap()
-        .iter()
-        .map(|e| e["name"].as_str().unwrap().to_string())
-        .collect();
+    let mut names = entity_names(client, id);
     names.sort();
     names
 }
@@ -96,7 +85,7 @@ fn fill_fail_and_resume(durability: &str) {
     let mut id = 1;
     let refusal = loop {
         let name = format!("E{id}");
-        let (failed, text) = outcome(&client.request(&create(id, &name)));
+        let (text, failed) = tool_text(&client.request(&create(id, &name)));
         id += 1;
         if failed {
             break text;
@@ -109,7 +98,7 @@ fn fill_fail_and_resume(durability: &str) {
         "the error names the file and the cause: {refusal}"
     );
     // Still full: the next one fails the same way, and neither is in the memory.
-    let (failed, again) = outcome(&client.request(&create(id, "late")));
+    let (again, failed) = tool_text(&client.request(&create(id, "late")));
     assert!(failed, "{again}");
     id += 1;
     acknowledged.sort();
@@ -121,7 +110,7 @@ fn fill_fail_and_resume(durability: &str) {
     id += 1;
     // Room again: writes go through.
     std::fs::remove_file(&filler).unwrap();
-    let (failed, text) = outcome(&client.request(&create(id, "after")));
+    let (text, failed) = tool_text(&client.request(&create(id, "after")));
     assert!(!failed, "{durability}: a write once there is room: {text}");
     id += 1;
     acknowledged.push("after".to_string());

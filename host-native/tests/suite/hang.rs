@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::common::net::{self, Line};
+use crate::common::net::{self, Line, entity_names, tool_text};
 use crate::common::pg::Cluster;
 use crate::common::{call, initialize};
 
@@ -32,13 +32,6 @@ fn create(id: u64, name: &str) -> Value {
     )
 }
 
-/// The text of a tool call's reply, and whether it is an error.
-fn text_of(reply: &Value) -> (String, bool) {
-    let result = &reply["result"];
-    let text = result["content"][0]["text"].as_str().unwrap_or_default();
-    (text.to_string(), result["isError"] == true)
-}
-
 #[test]
 fn a_write_behind_a_stopped_lock_holder_fails_naming_it_and_resumes() {
     let dir = tempfile::tempdir().unwrap();
@@ -46,7 +39,7 @@ fn a_write_behind_a_stopped_lock_holder_fails_naming_it_and_resumes() {
     let server = net::start(&["-f".as_ref(), file.as_os_str()], &["--transport", "tcp"]);
     let mut client = Line::connect(&server.addr);
     client.request(&initialize(0));
-    assert!(!text_of(&client.request(&create(1, "A"))).1);
+    assert!(!tool_text(&client.request(&create(1, "A"))).1);
     // The holder: a stopped process, which the lock names.
     let mut holder = Command::new("sleep").arg("600").spawn().unwrap();
     let pid = holder.id();
@@ -55,7 +48,7 @@ fn a_write_behind_a_stopped_lock_holder_fails_naming_it_and_resumes() {
     let lock = dir.path().join("memory.mcpmem.lock");
     std::fs::write(&lock, format!("{pid} a-stopped-writer")).unwrap();
     let started = Instant::now();
-    let (text, failed) = text_of(&client.request(&create(2, "B")));
+    let (text, failed) = tool_text(&client.request(&create(2, "B")));
     let waited = started.elapsed();
     assert!(failed, "{text}");
     assert!(
@@ -70,30 +63,19 @@ fn a_write_behind_a_stopped_lock_holder_fails_naming_it_and_resumes() {
     );
     // It goes on and lets go: the next write goes through.
     std::fs::remove_file(&lock).unwrap();
-    assert!(!text_of(&client.request(&create(3, "B"))).1);
+    assert!(!tool_text(&client.request(&create(3, "B"))).1);
     // A lock whose process is gone is taken over at once.
     holder.kill().unwrap();
     holder.wait().unwrap();
     std::fs::write(&lock, format!("{pid} a-dead-writer")).unwrap();
     let started = Instant::now();
-    assert!(!text_of(&client.request(&create(4, "C"))).1);
+    assert!(!tool_text(&client.request(&create(4, "C"))).1);
     assert!(started.elapsed() < Duration::from_secs(2));
     assert_eq!(
-        names(&mut client, 5),
+        entity_names(&mut client, 5),
         ["A", "B", "C"],
         "what was acknowledged, nothing else"
     );
-}
-
-/// The names of the entities a server holds.
-fn names(client: &mut Line, id: u64) -> Vec<String> {
-    let read = client.request(&call(id, "read_graph", json!({})));
-    (read["result"]["structuredContent"]["entities"]
-        .as_array()
-        .unwrap())
-    .iter()
-    .map(|e| e["name"].as_str().unwrap().to_string())
-    .collect()
 }
 
 /// A loopback proxy to `port` that forwards until told to go silent: it then keeps every
@@ -157,7 +139,7 @@ fn forward(mut from: TcpStream, mut to: TcpStream, silent: &AtomicBool) {
 fn write_until_through(client: &mut Line, id: u64, name: &str) -> Duration {
     let started = Instant::now();
     loop {
-        let (text, failed) = text_of(&client.request(&create(id, name)));
+        let (text, failed) = tool_text(&client.request(&create(id, name)));
         if !failed {
             return started.elapsed();
         }
@@ -177,10 +159,10 @@ fn a_write_to_a_silent_database_fails_and_resumes(
     silence: impl FnOnce(),
     answer: impl FnOnce(),
 ) {
-    assert!(!text_of(&client.request(&create(1, "A"))).1);
+    assert!(!tool_text(&client.request(&create(1, "A"))).1);
     silence();
     let started = Instant::now();
-    let (text, failed) = text_of(&client.request(&create(2, "B")));
+    let (text, failed) = tool_text(&client.request(&create(2, "B")));
     let waited = started.elapsed();
     assert!(failed, "{text}");
     assert!(
@@ -195,7 +177,7 @@ fn a_write_to_a_silent_database_fails_and_resumes(
     let resumed = write_until_through(client, 3, "C");
     eprintln!("failed after {waited:?}; through again {resumed:?} after it answered");
     assert_eq!(
-        names(client, 4),
+        entity_names(client, 4),
         ["A", "C"],
         "what was acknowledged, nothing else"
     );
@@ -219,7 +201,7 @@ fn a_write_to_a_stopped_postgres_server_fails_in_time_and_service_resumes() {
     let fresh = net::start(&["--store".as_ref(), url.as_ref()], &["--transport", "tcp"]);
     let mut reader = Line::connect(&fresh.addr);
     reader.request(&initialize(0));
-    assert_eq!(names(&mut reader, 1), ["A", "C"]);
+    assert_eq!(entity_names(&mut reader, 1), ["A", "C"]);
 }
 
 #[test]

@@ -103,6 +103,29 @@ impl Line {
     }
 }
 
+/// The text of a tool call's reply, and whether it is an error.
+pub fn tool_text(reply: &Value) -> (String, bool) {
+    let result = &reply["result"];
+    let text = result["content"][0]["text"].as_str().unwrap_or_default();
+    (text.to_string(), result["isError"] == true)
+}
+
+/// The names of the entities the server on `client` holds, in its order (`read_graph` as
+/// request `id`).
+pub fn entity_names(client: &mut Line, id: u64) -> Vec<String> {
+    let read = client.request(&crate::common::call(
+        id,
+        "read_graph",
+        serde_json::json!({}),
+    ));
+    (read["result"]["structuredContent"]["entities"]
+        .as_array()
+        .unwrap())
+    .iter()
+    .map(|e| e["name"].as_str().unwrap().to_string())
+    .collect()
+}
+
 /// One HTTP/1.1 exchange on a fresh connection: status, headers (lowercase names), body.
 pub fn http(
     addr: &str,
