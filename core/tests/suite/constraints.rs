@@ -102,19 +102,28 @@ fn words(n: std::ops::Range<usize>) -> impl Strategy<Value = String> {
         .prop_map(|ws| ws.iter().map(|&i| WORDS[i]).collect::<Vec<_>>().join(" "))
 }
 
-fn memory() -> impl Strategy<Value = Vec<Value>> {
+/// Entities, and relations between them (by index), so that hybrid's context (entities
+/// sharing a related entity with the best hits) has something to add.
+fn memory() -> impl Strategy<Value = (Vec<Value>, Vec<Value>)> {
     let one = (
         words(1..3),
         words(1..2),
         prop::collection::vec(words(1..5), 0..3),
     );
-    prop::collection::vec(one, 2..14).prop_map(|es| {
-        es.into_iter()
-            .enumerate()
+    let pairs = prop::collection::vec((0..14usize, 0..14usize), 0..20);
+    (prop::collection::vec(one, 2..14), pairs).prop_map(|(es, pairs)| {
+        let entities: Vec<Value> = (es.into_iter().enumerate())
             .map(|(i, (name, kind, obs))| {
                 json!({"name": format!("{name} {i}"), "entityType": kind, "observations": obs})
             })
-            .collect()
+            .collect();
+        let relations = (pairs.into_iter())
+            .filter(|&(a, b)| a != b && a < entities.len() && b < entities.len())
+            .map(|(a, b)| {
+                json!({"from": entities[a]["name"], "to": entities[b]["name"], "relationType": "near"})
+            })
+            .collect();
+        (entities, relations)
     })
 }
 
@@ -123,10 +132,11 @@ proptest! {
 
     /// Every hit of every mode satisfies the query's operators, and the type filter.
     #[test]
-    fn every_hit_of_every_mode_satisfies_the_operators(entities in memory(), q in query(), typed in prop::option::of(0..WORDS.len())) {
+    fn every_hit_of_every_mode_satisfies_the_operators((entities, relations) in memory(), q in query(), typed in prop::option::of(0..WORDS.len())) {
         let mut m: Server<MemLog> = open(MemLog::new());
         load_table(&mut m);
         create(&mut m, &entities);
+        relate(&mut m, &relations);
         let texts: Vec<(String, Text)> = entities
             .iter()
             .map(|e| (e["name"].as_str().unwrap().to_string(), Text::of(e)))

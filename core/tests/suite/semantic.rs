@@ -172,7 +172,11 @@ fn explain_shows_the_lexical_and_the_semantic_parts() {
         fusion["cosine"].as_f64().expect("cosine"),
     );
     let score = top["score"].as_f64().expect("score");
-    assert!((score - (w * lex + (1.0 - w) * cos)).abs() < 1e-3, "{top}");
+    let context = ex["context"]["score"].as_f64().unwrap_or(0.0);
+    assert!(
+        (score - (w * lex + (1.0 - w) * cos + context)).abs() < 1e-3,
+        "{top}"
+    );
     assert!(ex["semantic"]["cosine"].as_f64().is_some(), "{ex}");
     let found = search(
         &mut m,
@@ -369,4 +373,87 @@ fn calibrate_the_meaning_bar() {
     );
     assert!(share(&other) < 0.05, "the bar lets unrelated pairs through");
     assert!(share(&relevant) > 0.6, "the bar keeps out what is relevant");
+}
+
+/// A conversation's turns, one entity each, related `in_session` to their session:
+/// `turns` are (session, text).
+fn conversation(m: &mut Server<MemLog>, turns: &[(usize, &str)]) {
+    let mut entities: Vec<Value> = Vec::new();
+    let mut relations: Vec<Value> = Vec::new();
+    for (i, (session, text)) in turns.iter().enumerate() {
+        let (name, session) = (format!("turn {i}"), format!("session {session}"));
+        if !entities.iter().any(|e| e["name"] == session) {
+            entities.push(entity(&session, "session", &[]));
+        }
+        entities.push(entity(&name, "turn", &[text]));
+        relations.push(json!({"from": name, "to": session, "relationType": "in_session"}));
+    }
+    create(m, &entities);
+    relate(m, &relations);
+}
+
+#[test]
+fn hybrid_brings_the_other_turns_of_a_session_whose_turns_matched() {
+    let mut m = with_table(MemLog::new());
+    let mut turns = vec![
+        (
+            1,
+            "Caroline: I went to the adoption agency meeting yesterday",
+        ),
+        (1, "Melanie: How did it go? Tell me everything"),
+        (1, "Caroline: They said my papers are complete, I could cry"),
+        (2, "Melanie: I painted a lake at sunrise"),
+        (2, "Caroline: The colours of the water are lovely"),
+    ];
+    // A session of 40 turns is a hub: it spreads nothing.
+    turns.push((3, "Jon: the adoption of the new tax rules took a year"));
+    turns.extend((0..39).map(|_| (3, "Jon: more about taxes")));
+    conversation(&mut m, &turns);
+    create(
+        &mut m,
+        &[entity("Caroline", "person", &["a friend of Melanie"])],
+    );
+    relate(
+        &mut m,
+        &[json!({"from": "Caroline", "to": "session 1", "relationType": "attended"})],
+    );
+    let q = "what happened at the adoption agency";
+    let found = search(
+        &mut m,
+        json!({"query": q, "mode": "hybrid", "explain": true, "limit": 10}),
+    );
+    let hits = found["hits"].as_array().expect("hits");
+    let reply = (hits.iter()).find(|h| h["name"] == "turn 2");
+    let reply =
+        reply.unwrap_or_else(|| panic!("the reply shares no word with the question: {found}"));
+    let context = &reply["explain"]["context"];
+    assert_eq!(context["from"], "turn 0", "{reply}");
+    assert_eq!(context["via"], "session 1", "{reply}");
+    assert!(context["score"].as_f64().expect("a share") > 0.0, "{reply}");
+    for hit in hits {
+        let via = hit["explain"]["context"]["via"].as_str();
+        assert_ne!(via, Some("session 3"), "a hub spread its score: {hit}");
+    }
+    // Words alone do not bring it (context is hybrid's).
+    let lexical = search(&mut m, json!({"query": q, "mode": "lexical", "limit": 10}));
+    assert!(
+        !names(&lexical).contains(&"turn 2".to_string()),
+        "{lexical}"
+    );
+    // What context adds satisfies the query's constraints: the type filter, an exclusion.
+    assert!(names(&found).contains(&"Caroline".to_string()), "{found}");
+    let typed = search(
+        &mut m,
+        json!({"query": q, "entityType": "turn", "limit": 10}),
+    );
+    assert!(names(&typed).contains(&"turn 2".to_string()), "{typed}");
+    assert!(!names(&typed).contains(&"Caroline".to_string()), "{typed}");
+    let without = search(
+        &mut m,
+        json!({"query": format!("{q} -papers"), "limit": 10}),
+    );
+    assert!(
+        !names(&without).contains(&"turn 2".to_string()),
+        "{without}"
+    );
 }

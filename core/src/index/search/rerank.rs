@@ -25,9 +25,9 @@ pub const PROXIMITY_BOOST: f32 = 0.25;
 /// Share of a hit's score a related entity receives by graph expansion.
 pub const EXPANSION_SHARE: f32 = 0.3;
 /// Hits whose relations are followed by graph expansion.
-const EXPANSION_SOURCES: usize = 10;
+pub const EXPANSION_SOURCES: usize = 10;
 /// An entity with more relations than this is a hub: expansion does not follow it.
-const MAX_FANOUT: usize = 32;
+pub const MAX_FANOUT: usize = 32;
 
 /// Why a hit scores what it does, beyond BM25.
 #[derive(Clone, Copy, Debug, PartialEq)]

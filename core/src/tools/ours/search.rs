@@ -58,7 +58,8 @@ struct HitJson<'a> {
 
 /// Why a hit scored what it did. Lexical: `score = bm25 × proximity + expansion.score`;
 /// semantic: `score = semantic.cosine`; hybrid: `score = fusion.weight × fusion.lexical +
-/// (1 − fusion.weight) × fusion.cosine`, with the lexical parts when the words found it.
+/// (1 − fusion.weight) × fusion.cosine + context.score`, with the lexical parts when the
+/// words found it.
 #[derive(Serialize, Default)]
 struct ExplainJson<'a> {
     /// The first stage's score: BM25 of the words it holds, field-weighted, times the
@@ -80,6 +81,9 @@ struct ExplainJson<'a> {
     /// How a hybrid score was made of both sides.
     #[serde(skip_serializing_if = "Option::is_none")]
     fusion: Option<FusionJson>,
+    /// What a hybrid hit received for sharing a related entity with the strongest.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    context: Option<ContextJson<'a>>,
 }
 
 #[derive(Serialize)]
@@ -113,6 +117,16 @@ struct ExpansionJson<'a> {
     from: &'a str,
     #[serde(rename = "relationType")]
     relation_type: &'a str,
+    score: f64,
+}
+
+#[derive(Serialize)]
+struct ContextJson<'a> {
+    /// The strongest hit it shares a related entity with.
+    from: &'a str,
+    /// The entity both relate to.
+    via: &'a str,
+    /// The shares received, summed (part of the score).
     score: f64,
 }
 
@@ -221,6 +235,11 @@ fn ranked_hits<'g>(
                 weight: rounded(w),
                 lexical: rounded(r.lexical_scaled),
                 cosine: rounded(r.cosine_scaled),
+            }),
+            context: r.context.map(|c| ContextJson {
+                from: graph.text(graph.entity(c.from).name),
+                via: graph.text(graph.entity(c.via).name),
+                score: rounded(c.score),
             }),
             ..lexical.unwrap_or_default()
         }
