@@ -1,7 +1,8 @@
 //! A query's operators hold in every mode (issue 42): whatever ranks the hits — words,
 //! meaning, or both — each satisfies the query's phrases, fields, exclusions and explicit
 //! `AND` / `OR`. Random memories of short words, random queries with operators, and an
-//! oracle that reads the entities' text directly.
+//! oracle that reads the entities' text directly. The same for the TypeScript seed's
+//! hybrid_search and its filters (types, tags, importance).
 
 use crate::common::*;
 use mcp_memory_core::Server;
@@ -155,6 +156,76 @@ proptest! {
                     prop_assert_eq!(&text.kind, &vec![WORDS[t].to_string()], "{}: type filter", mode);
                 }
                 prop_assert!(hit["score"].as_f64().unwrap() > 0.0 || mode == "semantic", "{mode}: a hit scored 0: {hit}");
+            }
+        }
+    }
+}
+
+/// Tags the TypeScript seed's filters choose among.
+const TAGS: [&str; 3] = ["alpha", "beta", "gamma"];
+
+/// Entities with a type, tags and an importance (or none: the seed counts 5).
+fn tagged() -> impl Strategy<Value = Vec<Value>> {
+    let one = (
+        words(1..3),
+        0..3usize,
+        prop::collection::vec(words(1..4), 0..3),
+        prop::collection::vec(0..TAGS.len(), 0..3),
+        prop::option::of(0..=10u8),
+    );
+    prop::collection::vec(one, 2..14).prop_map(|es| {
+        (es.into_iter().enumerate())
+            .map(|(i, (name, kind, obs, tags, importance))| {
+                let mut e = json!({"name": format!("{name} {i}"), "entityType": WORDS[kind],
+                    "observations": obs, "tags": tags.iter().map(|&t| TAGS[t]).collect::<Vec<_>>()});
+                if let Some(x) = importance {
+                    e["importance"] = json!(x);
+                }
+                e
+            })
+            .collect()
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(48)))]
+
+    /// Every result of the TypeScript seed's hybrid_search (meaning, words and filters
+    /// fused) meets every filter: types, tags (any of them), importance (5 when unset).
+    #[test]
+    fn every_hit_of_hybrid_search_meets_its_filters(
+        entities in tagged(),
+        q in words(1..3),
+        kind in prop::option::of(0..3usize),
+        tag in prop::option::of(0..TAGS.len()),
+        importance in prop::option::of((0..=10u8, 0..=10u8)),
+    ) {
+        let mut m: Server<MemLog> = open(MemLog::new());
+        load_table(&mut m);
+        create(&mut m, &entities);
+        let mut filters = json!({});
+        if let Some(k) = kind {
+            filters["entityTypes"] = json!([WORDS[k].to_uppercase()]);
+        }
+        if let Some(t) = tag {
+            filters["tags"] = json!([TAGS[t]]);
+        }
+        if let Some((a, b)) = importance {
+            filters["minImportance"] = json!(a.min(b));
+            filters["maxImportance"] = json!(a.max(b));
+        }
+        let found = call_ok(&mut m, "hybrid_search", json!({"query": q, "filters": filters, "limit": 50}));
+        for hit in found["results"].as_array().unwrap() {
+            let e = entities.iter().find(|e| e["name"] == hit["name"]).unwrap();
+            if let Some(k) = kind {
+                prop_assert_eq!(&e["entityType"], WORDS[k], "type filter: {}", hit);
+            }
+            if let Some(t) = tag {
+                prop_assert!(e["tags"].as_array().unwrap().contains(&json!(TAGS[t])), "tag filter: {}", hit);
+            }
+            if let Some((a, b)) = importance {
+                let i = e["importance"].as_u64().unwrap_or(5) as u8;
+                prop_assert!(a.min(b) <= i && i <= a.max(b), "importance filter: {}", hit);
             }
         }
     }
