@@ -80,6 +80,7 @@ pub trait Disk {
     fn reopen(&mut self) -> Result<(), LogError>;
 
     /// Creates the companion `name` holding `bytes`, unless it exists: then `Ok(false)`.
+    /// On `Err` (its bytes could not be written: a full disk) it does not exist.
     fn create_new(&mut self, name: &str, bytes: &[u8]) -> Result<bool, LogError>;
     /// The content of the companion `name`, or `None` if it does not exist.
     fn read_file(&mut self, name: &str) -> Result<Option<Vec<u8>>, LogError>;

@@ -256,10 +256,16 @@ impl Disk for FsDisk {
             .mode(0o600)
             .open(&path);
         match created {
-            Ok(mut file) => {
-                file.write_all(bytes).map_err(|e| err(e, "write", &path))?;
-                Ok(true)
-            }
+            Ok(mut file) => match file.write_all(bytes) {
+                Ok(()) => Ok(true),
+                Err(e) => {
+                    // Not left empty: an empty lock would hold every writer off until it
+                    // went stale (a full disk made one, and every write then failed as
+                    // "locked by another process" instead of "No space left on device").
+                    let _ = fs::remove_file(&path);
+                    Err(err(e, "write", &path))
+                }
+            },
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
             Err(e) => Err(err(e, "create", &path)),
         }

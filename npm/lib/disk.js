@@ -166,12 +166,17 @@ export class NodeDisk {
 
   createNew(name, bytes) {
     return unless('EEXIST', false, () => {
-      const fd = fs.openSync(this.companion(name), 'wx', 0o600);
+      const path = this.companion(name);
+      const fd = fs.openSync(path, 'wx', 0o600);
       try {
         fs.writeSync(fd, bytes);
-      } finally {
+      } catch (e) {
+        // Not left empty: an empty lock would hold every writer off until it went stale.
         fs.closeSync(fd);
+        fs.rmSync(path, { force: true });
+        throw e;
       }
+      fs.closeSync(fd);
       return true;
     });
   }

@@ -2,7 +2,8 @@
 """Hours of real use on one memory (issue 44): many kinds of client at once, for a duration.
 
     python3 tests/soak/soak.py --native target/release/mcp-memory [--node npm/bin/mcp-memory.js]
-        [--minutes 10] [--store postgres://…] [--history-days N]
+        [--minutes 10] [--store postgres://…] [--history-days N] [--durability sync|background]
+        [--full MIB]
 
 On one memory file (or, with --store, one memory of a PostgreSQL database): 8 native stdio
 servers, 1 native HTTP server with 2 clients, and 1 Node stdio server (files only), each
@@ -28,6 +29,14 @@ relations as its acknowledged calls left them. Checked and printed:
 - every call answered with success read back at once in one of every 10 calls;
 - no server process alive 2 s after its client is gone.
 
+With --full (files only; root, to mount): the memory file lives on a tmpfs of that many MiB,
+and from 40% to 60% of the run a filler takes all the room left on it. A write that finds no
+room must fail saying so ("No space left on device"): it is counted, not acknowledged, so
+the models (and the final checks) hold without it; reads go on meanwhile; once the filler is
+removed, writes must go through again. No server is replaced meanwhile: one started while the
+storage is full refuses to start (it takes the file's lock to read the log, and the lock file
+cannot be written), naming the lock file and "No space left on device".
+
 Exit status 0 when every check holds. Not a test of speed: the figures are printed.
 """
 
@@ -46,6 +55,9 @@ import threading
 import time
 
 TOKEN = "soak-token"
+# Calls that change the memory (the ones that must find room).
+WRITES = {"create_entities", "add_observations", "delete_observations", "delete_entities",
+          "create_relations", "delete_relations", "merge_entities", "undo", "compact"}
 ORPHAN_SECONDS = 2.0
 REPLY_TIMEOUT = 60.0
 
@@ -145,6 +157,14 @@ class HttpClient:
         raise RuntimeError(f"{self.name}: no reply")
 
 
+class NoRoom(Exception):
+    """A write refused because the storage is full (with --full, while the filler is there)."""
+
+
+def says_no_room(reply):
+    return "no space left on device" in json.dumps(reply).lower()
+
+
 class Model:
     """What a client's acknowledged calls left of its entities and relations."""
 
@@ -177,8 +197,12 @@ class Client:
         reply = self.conn.request("tools/call", {"name": tool, "arguments": args})
         self.soak.latency(tool, (time.monotonic() - start) * 1000)
         result = reply.get("result")
+        if (not result or result.get("isError")) and self.soak.may_be_full() and says_no_room(reply):
+            self.soak.refused(self.name, tool)
+            raise NoRoom()
         if not result or result.get("isError"):
             raise RuntimeError(f"{self.name} {tool} {json.dumps(args)[:200]}: {json.dumps(reply)[:400]}")
+        self.soak.acknowledged(tool)
         return result.get("structuredContent")
 
     def step(self):
@@ -272,6 +296,8 @@ class Client:
             with self.lock:
                 try:
                     self.step()
+                except NoRoom:
+                    pass  # not acknowledged: the model is as before the call
                 except Exception as e:  # noqa: BLE001 - any failure fails the soak
                     self.soak.fail(f"{self.name}: {e}")
                     return
@@ -286,6 +312,13 @@ class Soak:
         self.samples = []  # (t, op, ms)
         self.samples_lock = threading.Lock()
         self.dir = tempfile.mkdtemp(prefix="mcp-memory-soak-")
+        if args.full:
+            subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={args.full}m", "tmpfs", self.dir], check=True)
+        self.filler = os.path.join(self.dir, "filler")
+        self.filled_once = False
+        self.refusals = {}  # (client, tool) -> count
+        self.writes_after_room = 0
+        self.room_made = None
         self.file = os.path.join(self.dir, "memory.mcpmem")
         self.env = {k: v for k, v in os.environ.items()
                     if k not in ("MEMORY_FILE_PATH", "MCP_MEMORY_STORE", "MCP_MEMORY_NOW")}
@@ -293,6 +326,8 @@ class Soak:
         if args.history_days is not None:
             self.env["MCP_MEMORY_HISTORY_DAYS"] = str(args.history_days)
         self.where = ["--store", args.store] if args.store else ["-f", self.file]
+        if args.durability:
+            self.where += ["--durability", args.durability]
         self.start = time.monotonic()
 
     def fail(self, message):
@@ -303,6 +338,34 @@ class Soak:
     def latency(self, op, ms):
         with self.samples_lock:
             self.samples.append((time.monotonic() - self.start, op, ms))
+
+    def acknowledged(self, tool):
+        if self.room_made and time.monotonic() > self.room_made and tool in WRITES:
+            with self.samples_lock:
+                self.writes_after_room += 1
+
+    def may_be_full(self):
+        """Whether the filler is there, or was until a moment ago (calls under way)."""
+        return self.filled_once and (self.room_made is None or time.monotonic() < self.room_made)
+
+    def refused(self, client, tool):
+        with self.samples_lock:
+            self.refusals[(client, tool)] = self.refusals.get((client, tool), 0) + 1
+
+    def fill_up(self):
+        """The filler takes all the room left on the tmpfs."""
+        self.filled_once = True
+        with open(self.filler, "wb") as f:
+            try:
+                while True:
+                    f.write(b"\0" * (1 << 16))
+                    f.flush()
+            except OSError:
+                pass
+
+    def make_room(self):
+        os.remove(self.filler)
+        self.room_made = time.monotonic() + 1  # calls under way when it went do not count
 
     def native_stdio(self, name):
         return lambda: Stdio([self.args.native, *self.where], name, self.env)
@@ -346,15 +409,22 @@ class Soak:
         sizes = []  # (t, bytes)
         next_replace = time.monotonic() + 15
         replaced = 0
+        full_from, full_until = (self.start + duration * x for x in (0.4, 0.6))
         while time.monotonic() < until and not self.failed:
             t = time.monotonic() - self.start
+            if a.full and not self.filled_once and time.monotonic() >= full_from:
+                self.fill_up()
+            if a.full and self.filled_once and self.room_made is None and time.monotonic() >= full_until:
+                self.make_room()
             for c in clients:
                 if isinstance(c.conn, Stdio) and c not in replaceable:
                     rss.setdefault(c.name, []).append((t, rss_kib(c.conn.pid())))
             rss.setdefault("http", []).append((t, rss_kib(http_proc.pid)))
             if not a.store:
                 sizes.append((t, os.path.getsize(self.file)))
-            if time.monotonic() >= next_replace:
+            # No server is started while the storage is full: one refuses to start then (it
+            # takes the lock to read the log, and cannot write the lock), saying so.
+            if time.monotonic() >= next_replace and not self.may_be_full():
                 victim = replaceable[replaced % len(replaceable)]
                 with victim.lock:
                     if replaced % 2 == 0:
@@ -379,7 +449,23 @@ class Soak:
         fresh = Stdio([a.native, *self.where], "fresh", self.env)
         self.compare(clients, fresh.request("tools/call", {"name": "read_graph", "arguments": {}}), "a fresh server")
         fresh.leave()
+        if a.full:
+            self.report_full()
+            subprocess.run(["umount", self.dir], check=False)
         return not self.failed
+
+    def report_full(self):
+        by_tool = {}
+        for (_, tool), n in self.refusals.items():
+            by_tool[tool] = by_tool.get(tool, 0) + n
+        print(f"storage full from 40% to 60% of the run: {sum(by_tool.values())} writes refused for want of "
+              f"room ({', '.join(f'{t} {n}' for t, n in sorted(by_tool.items()))}), by "
+              f"{len({c for c, _ in self.refusals})} clients; {self.writes_after_room} writes went through "
+              f"once room was made")
+        if not by_tool:
+            self.fail("the storage was full and no write was refused")
+        if self.writes_after_room == 0:
+            self.fail("no write went through once room was made")
 
     def expected(self, clients):
         entities, relations = {}, set()
@@ -458,6 +544,9 @@ def main():
     p.add_argument("--store", help="a postgres:// memory instead of a file (no Node server)")
     p.add_argument("--rate", type=float, default=20, help="calls a second per client")
     p.add_argument("--live", type=int, default=150, help="entities a client keeps (older ones deleted)")
+    p.add_argument("--durability", choices=["sync", "background"], help="the native servers' --durability")
+    p.add_argument("--full", type=int, metavar="MIB",
+                   help="the memory file on a tmpfs of MIB MiB, filled from 40%% to 60%% of the run")
     p.add_argument("--rss-drift", type=float, default=0.05)
     p.add_argument("--history-days", type=int,
                    help="the servers' --history-days (default theirs, 30: then the history, and the log the "

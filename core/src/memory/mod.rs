@@ -195,6 +195,11 @@ pub struct Memory<L: Log> {
     history: Millis,
     /// Uses noted and not logged yet.
     uses: usage::Pending,
+    /// Whether the log holds no change, only a state (compacted with no history kept,
+    /// converted): its latest time may be a folded change's, whose id (`<at>-0`) a new change
+    /// of that millisecond would take; so the next change is stamped a millisecond later, and
+    /// an undo of the folded one can never undo another ([`Memory::change_time`]).
+    folded: bool,
 }
 
 /// Days of history compaction keeps by default.
@@ -220,6 +225,17 @@ struct Loaded {
     log_bytes: u64,
     checkpoint_bytes: u64,
     tail_bytes: u64,
+    folded: bool,
+}
+
+/// Whether any of these records is a change ([`is_change`]).
+fn holds_a_change(records: &[Vec<u8>]) -> bool {
+    records.iter().any(|r| is_change(r))
+}
+
+/// Whether a record is a change: stamped, one history lists.
+fn is_change(record: &[u8]) -> bool {
+    !is_checkpoint(record) && matches!(Record::stamp_of(record), Ok(Some(_)))
 }
 
 /// Payload bytes of these records.
@@ -254,6 +270,7 @@ impl<L: Log> Memory<L> {
             checkpoint_bytes: 0,
             history: DEFAULT_HISTORY_DAYS as Millis * DAY_MS,
             uses: usage::Pending::default(),
+            folded: false,
         };
         memory.take_state(loaded);
         Ok((memory, warnings))
@@ -295,6 +312,7 @@ impl<L: Log> Memory<L> {
             log_bytes,
             checkpoint_bytes,
             tail_bytes,
+            folded,
         } = loaded;
         // The checkpoint and the changes after it bound the live bytes: the first look is
         // due once the log holds twice that (at once if what the checkpoint superseded is
@@ -310,6 +328,7 @@ impl<L: Log> Memory<L> {
         self.tail_bytes = tail_bytes;
         self.checkpoint_bytes = checkpoint_bytes;
         self.uses = usage::Pending::default();
+        self.folded = folded;
     }
 
     /// Replays `log` (see [`Memory::open`]).
@@ -373,6 +392,7 @@ impl<L: Log> Memory<L> {
             log_bytes,
             checkpoint_bytes,
             tail_bytes,
+            folded: skipped_bytes == 0 && !holds_a_change(&records),
         };
         Ok((loaded, warnings))
     }
@@ -617,6 +637,7 @@ impl<L: Log> Memory<L> {
         self.compact_at = AUTO_COMPACT_MIN_BYTES.max(2 * self.log_bytes);
         (self.live_estimate, self.estimated_at) = (self.log_bytes, self.graph.last_at());
         (self.checkpoint_bytes, self.tail_bytes) = checkpoint_and_tail(records);
+        self.folded = !holds_a_change(records);
     }
 
     /// Counts an entry appended to the log: its bytes to the log's; a change adds to the
@@ -632,6 +653,7 @@ impl<L: Log> Memory<L> {
         } else {
             self.live_estimate += len;
             self.tail_bytes += len;
+            self.folded = self.folded && !is_change(bytes);
         }
     }
 
@@ -723,12 +745,18 @@ impl<L: Log> Memory<L> {
     }
 
     /// The time a change made at the host's time `at` carries: never earlier than the
-    /// log's latest (`0` stays "not known").
+    /// log's latest, and later than it when the log holds no change, only a state that may
+    /// have folded changes of that millisecond (`0` stays "not known"). So a change's id
+    /// (its time, and how many of the log's changes of that millisecond came before it) is
+    /// never one a folded change had.
     pub fn change_time(&self, at: Millis) -> Millis {
+        let last = self.graph.last_at();
         if at == 0 {
             0
+        } else if self.folded && last > 0 {
+            at.max(last + 1)
         } else {
-            at.max(self.graph.last_at())
+            at.max(last)
         }
     }
 

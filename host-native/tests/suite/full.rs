@@ -97,10 +97,25 @@ fn fill_fail_and_resume(durability: &str) {
         refusal.contains("memory.mcpmem") && refusal.contains("No space left on device"),
         "the error names the file and the cause: {refusal}"
     );
-    // Still full: the next one fails the same way, and neither is in the memory.
-    let (again, failed) = tool_text(&client.request(&create(id, "late")));
-    assert!(failed, "{again}");
-    id += 1;
+    // Not a page left (the refused write may have left room for a lock file's few bytes).
+    let last_pages = tmpfs.at.join("last-pages");
+    {
+        use std::io::Write;
+        let mut f = std::fs::File::create(&last_pages).unwrap();
+        while f.write_all(&[0u8; 4096]).and_then(|()| f.flush()).is_ok() {}
+    }
+    // Still full: the next ones fail the same way, after the lock was let go too (a lock
+    // file that could not be written was once left empty, and every later write then
+    // failed as "locked by another process" until it went stale), and none is in the memory.
+    for _ in 0..2 {
+        std::thread::sleep(Duration::from_millis(50));
+        let (again, failed) = tool_text(&client.request(&create(id, "late")));
+        assert!(
+            failed && again.contains("No space left on device"),
+            "{durability}: {again}"
+        );
+        id += 1;
+    }
     acknowledged.sort();
     assert_eq!(
         names(&mut client, id),
@@ -110,6 +125,7 @@ fn fill_fail_and_resume(durability: &str) {
     id += 1;
     // Room again: writes go through.
     std::fs::remove_file(&filler).unwrap();
+    std::fs::remove_file(&last_pages).unwrap();
     let (text, failed) = tool_text(&client.request(&create(id, "after")));
     assert!(!failed, "{durability}: a write once there is room: {text}");
     id += 1;
