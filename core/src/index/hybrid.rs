@@ -34,7 +34,7 @@
 
 use alloc::vec::Vec;
 
-use super::search::rerank::{EXPANSION_SOURCES, MAX_FANOUT};
+use super::search::rerank::{EXPANSION_SOURCES, MAX_FANOUT, other_end};
 use super::search::{self, Constraint, Found, Options, Reading, SearchIndex};
 use super::vectors::VectorIndex;
 use crate::graph::{EntityId, Graph};
@@ -287,11 +287,8 @@ fn context(
 /// leads nowhere).
 fn related(graph: &Graph, id: EntityId) -> impl Iterator<Item = EntityId> + '_ {
     let name = graph.entity(id).name;
-    (graph.relations_touching([name]).into_iter()).filter_map(move |rid| {
-        let r = graph.relation(rid);
-        let other = if r.from == name { r.to } else { r.from };
-        graph.first_named(graph.text(other))
-    })
+    (graph.relations_touching([name]).into_iter())
+        .filter_map(move |rid| other_end(graph, name, rid))
 }
 
 /// The offset and divisor that scale `values` to 0..1: their least and their spread.

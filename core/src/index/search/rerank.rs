@@ -16,7 +16,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::text;
-use crate::graph::{EntityId, Graph};
+use crate::graph::{EntityId, Graph, RelationId};
+use crate::intern::Sym;
 
 /// Tokens within which query words count as close.
 pub const WINDOW: usize = 8;
@@ -35,7 +36,7 @@ pub struct Boost {
     /// The proximity multiplier (1 when no two query words are close).
     pub proximity: f32,
     /// The entity this hit's expansion share came from, the relation's id, and the share.
-    pub expanded_from: Option<(EntityId, crate::graph::RelationId, f32)>,
+    pub expanded_from: Option<(EntityId, RelationId, f32)>,
 }
 
 /// The proximity multiplier of an entity for these query terms (folded; a text token
@@ -113,7 +114,7 @@ pub fn rerank(
     }
     let mut order: Vec<usize> = (0..scored.len()).collect();
     order.sort_by(|&a, &b| scored[b].1.total_cmp(&scored[a].1).then(a.cmp(&b)));
-    let mut gains: Vec<(EntityId, f32, (EntityId, crate::graph::RelationId))> = Vec::new();
+    let mut gains: Vec<(EntityId, f32, (EntityId, RelationId))> = Vec::new();
     for &i in order.iter().take(EXPANSION_SOURCES) {
         let (source, score) = scored[i];
         let name = graph.entity(source).name;
@@ -122,9 +123,7 @@ pub fn rerank(
             continue;
         }
         for rid in touching {
-            let r = graph.relation(rid);
-            let other = if r.from == name { r.to } else { r.from };
-            let Some(target) = graph.first_named(graph.text(other)) else {
+            let Some(target) = other_end(graph, name, rid) else {
                 continue; // a relation to a name no entity has
             };
             if target != source {
@@ -151,6 +150,14 @@ pub fn rerank(
         }
     }
     boosts
+}
+
+/// The entity at the other end of relation `rid` from the one named `name` (`None`: no
+/// entity has that name).
+pub fn other_end(graph: &Graph, name: Sym, rid: RelationId) -> Option<EntityId> {
+    let r = graph.relation(rid);
+    let other = if r.from == name { r.to } else { r.from };
+    graph.first_named(graph.text(other))
 }
 
 #[cfg(test)]
