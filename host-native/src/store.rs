@@ -79,10 +79,22 @@ pub enum Location {
 
 impl Location {
     /// The store `--store` (or `$MCP_MEMORY_STORE`) names: a `postgres://` or
-    /// `postgresql://` address, else a file path.
+    /// `postgresql://` address, else a file path. An address of another scheme, or one
+    /// whose part before `?` is empty (an unset shell variable), is refused, not taken as
+    /// a file's name.
     pub fn parse(store: &str) -> Result<Location, String> {
         if store.starts_with("postgres://") || store.starts_with("postgresql://") {
             return Target::parse(store).map(|t| Location::Postgres(Box::new(t)));
+        }
+        if let Some((scheme, _)) = store.split_once("://") {
+            return Err(format!(
+                "'{scheme}://' is not a store this server knows: give a postgres:// address or a file path"
+            ));
+        }
+        if store.starts_with('?') {
+            return Err(format!(
+                "'{store}' has no address before its '?': give a postgres:// address or a file path"
+            ));
         }
         crate::config::user_path(Path::new(store))
             .map(Location::File)
@@ -123,5 +135,28 @@ impl Location {
             Location::File(path) => Box::new(open_log(path, durability)?),
             Location::Postgres(target) => Box::new(PgLog::new((**target).clone())),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Location;
+
+    #[test]
+    fn an_address_that_is_not_postgres_is_refused_not_taken_for_a_file() {
+        for store in ["?memory=soak", "mysql://db/x", "http://host/mcp"] {
+            let Err(e) = Location::parse(store) else {
+                panic!("{store} was taken as a store");
+            };
+            assert!(e.contains("postgres:// address or a file path"), "{e}");
+        }
+        assert!(matches!(
+            Location::parse("memory.mcpmem"),
+            Ok(Location::File(_))
+        ));
+        assert!(matches!(
+            Location::parse("postgres://u@h/db?memory=soak"),
+            Ok(Location::Postgres(_))
+        ));
     }
 }

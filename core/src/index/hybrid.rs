@@ -17,8 +17,8 @@
 //!
 //! **Context.** Then each entity that shares a related entity, not a hub (at most
 //! `MAX_FANOUT` relations, as graph expansion), with one of the `EXPANSION_SOURCES` best
-//! candidates gets [`CONTEXT_SHARE`] of that candidate's fused score, summed over them, if
-//! it satisfies the query's hard constraints: the other turns of a conversation's session
+//! candidates, no hub either, gets [`CONTEXT_SHARE`] of that candidate's fused score,
+//! summed over them, if it satisfies the query's hard constraints: the other turns of a conversation's session
 //! whose turns matched, the other facts of the meeting a fact matched belongs to. The answer
 //! to a question often does not repeat its words (the reply to the turn that does), and a
 //! session several of whose turns matched is where the answer is. Measured on the same
@@ -32,6 +32,7 @@
 //! so the semantic mode has none; words alone would gain (0.604 → 0.645 offline at 0.1), but
 //! lexical stays words only, as its name says.
 
+use crate::hash::{HashMap, HashSet};
 use alloc::vec::Vec;
 
 use super::search::rerank::{EXPANSION_SOURCES, MAX_FANOUT, other_end};
@@ -239,8 +240,10 @@ fn admitting<'i, 'h>(
 
 /// Context: each entity that shares a related entity, not a hub (at most [`MAX_FANOUT`]
 /// relations), with one of the [`EXPANSION_SOURCES`] best candidates of `pool` (sorted by
-/// slot) gets [`CONTEXT_SHARE`] of that candidate's score, summed over them, if `admits` its
-/// slot; one not in the pool joins it (`cosine`: its cosine, for the explanation).
+/// slot on entry) that is no hub either gets [`CONTEXT_SHARE`] of that candidate's score, summed over
+/// them, if `admits` its slot; one not in the pool joins it (`cosine`: its cosine, for the
+/// explanation). Hubs spread nothing (as in graph expansion), so the work is bounded: at
+/// most 32 × 32 entities reached from each candidate, whatever the graph.
 fn context(
     graph: &Graph,
     pool: &mut Vec<Ranked>,
@@ -249,38 +252,46 @@ fn context(
 ) {
     let mut best: Vec<usize> = (0..pool.len()).collect();
     best.sort_by(|&a, &b| (pool[b].score.total_cmp(&pool[a].score)).then(a.cmp(&b)));
-    let mut gains: Vec<(EntityId, Context)> = Vec::new();
-    let mut reached: Vec<EntityId> = Vec::new();
+    let narrow = |id: EntityId| graph.degree(graph.entity(id).name) <= MAX_FANOUT;
+    // Each entity's context: the first share names the strongest candidate it came from.
+    let mut gains: HashMap<EntityId, Context> = HashMap::default();
+    let mut reached: HashSet<EntityId> = HashSet::default();
     for &i in best.iter().take(EXPANSION_SOURCES) {
         let (from, score) = (pool[i].id, pool[i].score);
+        if !narrow(from) {
+            continue;
+        }
         reached.clear();
-        for via in related(graph, from) {
-            if via == from || graph.degree(graph.entity(via).name) > MAX_FANOUT {
-                continue;
-            }
+        for via in related(graph, from).filter(|&via| via != from && narrow(via)) {
             for id in related(graph, via) {
-                if id != from && id != via && !reached.contains(&id) && admits(id.slot()) {
-                    reached.push(id);
+                if id != from && id != via && admits(id.slot()) && reached.insert(id) {
                     let score = CONTEXT_SHARE * score;
-                    gains.push((id, Context { from, via, score }));
+                    let c = gains.entry(id).or_insert(Context {
+                        from,
+                        via,
+                        score: 0.0,
+                    });
+                    c.score += score;
                 }
             }
         }
     }
+    let mut joined = Vec::new();
     for (id, gain) in gains {
-        let at = match pool.binary_search_by_key(&id.slot(), |r| r.id.slot()) {
-            Ok(at) => at,
-            Err(at) => {
-                pool.insert(at, Ranked::found(id, None, cosine(id.slot())));
-                at
+        match pool.binary_search_by_key(&id.slot(), |r| r.id.slot()) {
+            Ok(at) => {
+                pool[at].score += gain.score;
+                pool[at].context = Some(gain);
             }
-        };
-        let r = &mut pool[at];
-        r.score += gain.score;
-        // The first share came from the strongest candidate.
-        let c = r.context.get_or_insert(Context { score: 0.0, ..gain });
-        c.score += gain.score;
+            Err(_) => {
+                let mut r = Ranked::found(id, None, cosine(id.slot()));
+                r.score += gain.score;
+                r.context = Some(gain);
+                joined.push(r);
+            }
+        }
     }
+    pool.extend(joined); // no longer by slot: the caller sorts by score next
 }
 
 /// The entities `id` has a relation with, either way (a relation to a name no entity has

@@ -457,3 +457,33 @@ fn hybrid_brings_the_other_turns_of_a_session_whose_turns_matched() {
         "{without}"
     );
 }
+
+/// A hub among the best hits spreads no context (as in graph expansion): its neighbours'
+/// neighbours are too many to say anything, and reaching them all cost a search at 42K
+/// entities a quarter of a second.
+#[test]
+fn a_hub_among_the_best_hits_spreads_no_context() {
+    let mut m = with_table(MemLog::new());
+    let mut entities = vec![entity("Agency", "office", &["the adoption agency"])];
+    let mut relations = Vec::new();
+    for i in 0..40 {
+        let (clerk, desk) = (format!("clerk {i}"), format!("desk {i}"));
+        entities.push(entity(&clerk, "person", &["works there"]));
+        entities.push(entity(&desk, "thing", &["made of oak"]));
+        relations.push(json!({"from": "Agency", "to": clerk, "relationType": "employs"}));
+        relations.push(json!({"from": clerk, "to": desk, "relationType": "sits at"}));
+    }
+    create(&mut m, &entities);
+    relate(&mut m, &relations);
+    let found = search(
+        &mut m,
+        json!({"query": "adoption agency", "mode": "hybrid", "explain": true, "limit": 10}),
+    );
+    assert_eq!(found["hits"][0]["name"], "Agency", "{found}");
+    for hit in found["hits"].as_array().expect("hits") {
+        assert!(
+            hit["explain"]["context"].is_null(),
+            "a hub spread its score: {hit}"
+        );
+    }
+}
