@@ -19,8 +19,8 @@ hold is known exactly: each client keeps the model of its entities, observations
 relations as its acknowledged calls left them. Checked and printed:
 - RSS of every long-lived server over time (printed at each tenth of the run): after warm-up
   (the first quarter) it may drift at most 5% (`--rss-drift`); the Node server runs with
-  `--no-wasm-dynamic-tiering`, so that its optimized code is made at the start and not
-  counted as drift;
+  `--no-wasm-lazy-compilation --no-wasm-dynamic-tiering`, so that its code is compiled and
+  optimized at the start and not counted as drift;
 - the memory file's size over time: at most 4 times its size after warm-up and never more
   than 64 MiB per 10,000 live entities (live data plus the history horizon);
   (each client starts with its --live entities, so the memory is at its steady size from the
@@ -373,12 +373,13 @@ class Soak:
         return lambda: Stdio([self.args.native, *self.where], name, self.env)
 
     def node_stdio(self, name):
-        # V8 compiles the engine's functions again, optimized, once each has run enough
-        # (dynamic tiering): that code, not data, grows the Node server's RSS by steps of
-        # megabytes for minutes, later on a busy machine (+6% at 80% of a CI run). Compiled
-        # all at the start, RSS after warm-up follows the memory's data, as the check means.
-        return lambda: Stdio(["node", "--no-wasm-dynamic-tiering", self.args.node, "-f", self.file],
-                             name, self.env)
+        # V8 compiles each of the engine's functions when first called and again, optimized,
+        # once it has run enough: that code, not data, grows the Node server's RSS by steps
+        # of megabytes for minutes, later on a busy machine (+6% at 80% of a CI run, the JS
+        # heap and the wasm memory flat). Compiled whole at the start and optimized at once,
+        # RSS after warm-up follows the memory's data, as the check means.
+        return lambda: Stdio(["node", "--no-wasm-lazy-compilation", "--no-wasm-dynamic-tiering",
+                              self.args.node, "-f", self.file], name, self.env)
 
     def http_server(self):
         with socket.socket() as s:
