@@ -18,8 +18,9 @@
 //! **Context.** Then each entity that shares a related entity, not a hub (at most
 //! `MAX_FANOUT` relations, as graph expansion), with one of the `EXPANSION_SOURCES` best
 //! candidates, no hub either, gets [`CONTEXT_SHARE`] of that candidate's fused score,
-//! summed over them, if it satisfies the query's hard constraints: the other turns of a conversation's session
-//! whose turns matched, the other facts of the meeting a fact matched belongs to. The answer
+//! summed over them, if it satisfies the query's hard constraints: the other turns of a
+//! conversation's session whose turns matched, the other facts of the meeting a fact
+//! matched belongs to. The answer
 //! to a question often does not repeat its words (the reply to the turn that does), and a
 //! session several of whose turns matched is where the answer is. Measured on the same
 //! conversations (all ten; the share chosen on the first five, judged on the last five):
@@ -240,10 +241,10 @@ fn admitting<'i, 'h>(
 
 /// Context: each entity that shares a related entity, not a hub (at most [`MAX_FANOUT`]
 /// relations), with one of the [`EXPANSION_SOURCES`] best candidates of `pool` (sorted by
-/// slot on entry) that is no hub either gets [`CONTEXT_SHARE`] of that candidate's score, summed over
-/// them, if `admits` its slot; one not in the pool joins it (`cosine`: its cosine, for the
-/// explanation). Hubs spread nothing (as in graph expansion), so the work is bounded: at
-/// most 32 × 32 entities reached from each candidate, whatever the graph.
+/// slot on entry) that is no hub either gets [`CONTEXT_SHARE`] of that candidate's score,
+/// summed over them, if `admits` its slot; one not in the pool joins it (`cosine`: its
+/// cosine, for the explanation). Hubs spread nothing (as in graph expansion), so the work
+/// is bounded: at most 32 × 32 entities reached from each candidate, whatever the graph.
 fn context(
     graph: &Graph,
     pool: &mut Vec<Ranked>,
