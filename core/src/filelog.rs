@@ -28,7 +28,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::frame::{self, ScanError, TornTail};
-use crate::log::{Changes, Contents, Foreign, Intent, Log, LogError, SideFile, last_checkpoint};
+use crate::log::last_checkpoint;
+use crate::log::{Changes, Contents, Foreign, IndexReader, Intent, Log, LogError, SideFile};
 use crate::record::is_checkpoint;
 use crate::sidefiles;
 
@@ -92,6 +93,13 @@ pub trait Disk {
     fn link(&mut self, from: &str, to: &str) -> Result<bool, LogError>;
     /// Removes the companion `name` if it exists.
     fn remove(&mut self, name: &str) -> Result<(), LogError>;
+    /// Writes `bytes` at `offset` of the companion `name`, creating it (readable by its
+    /// owner only) if it does not exist. Not durable: for the saved search indexes, a cache.
+    fn write_part(&mut self, name: &str, offset: u64, bytes: &[u8]) -> Result<(), LogError>;
+    /// A reader of the companion `name` that does not borrow the disk (an
+    /// [`IndexReader`]: up to `len` bytes from an offset, fewer at its end, `None` if it
+    /// does not exist).
+    fn part_reader(&mut self, name: &str) -> IndexReader;
     /// Writes the new companion `name` with `bytes` and the memory file's permissions
     /// (and owner, where allowed), durably.
     fn write_new(&mut self, name: &str, bytes: &[u8]) -> Result<(), LogError>;
@@ -534,13 +542,15 @@ fn owned(records: &[&[u8]]) -> Vec<Vec<u8>> {
 
 /// Whether the file called `file` (a last path component) beside the memory file called
 /// `memory` is one of the companions a [`FileLog`] makes: its lock (`<memory>.lock`, and a
-/// stale one moved aside), a conversion backup (`<memory>.bak`, `<memory>.bak.N`), or a
-/// temporary file of a replacement (`.<memory>.<token>.tmp`). The memory file itself is not
+/// stale one moved aside), a conversion backup (`<memory>.bak`, `<memory>.bak.N`), its
+/// saved search indexes (`<memory>.indexes`), or a temporary file of a replacement or of a
+/// save (`.<memory>.<token>.tmp`, `.<memory>.indexes.tmp`). The memory file itself is not
 /// its own companion.
 pub fn is_companion(memory: &str, file: &str) -> bool {
     if let Some(rest) = file.strip_prefix(memory) {
         return rest == ".lock"
             || rest.starts_with(".lock.stale.")
+            || rest == INDEXES
             || rest == ".bak"
             || rest
                 .strip_prefix(".bak.")
@@ -550,6 +560,10 @@ pub fn is_companion(memory: &str, file: &str) -> bool {
         .and_then(|f| f.strip_prefix(memory))
         .is_some_and(|rest| rest.starts_with('.') && rest.ends_with(".tmp"))
 }
+
+/// The saved search indexes' companion: `<memory>.indexes`, written as
+/// `.<memory>.indexes.tmp` and renamed over it.
+const INDEXES: &str = ".indexes";
 
 /// The pid a lock token starts with.
 fn token_pid(token: &[u8]) -> Option<u32> {
@@ -667,6 +681,32 @@ impl<D: Disk> Log for FileLog<D> {
 
     fn read_named(&mut self, path: &str) -> Result<Vec<u8>, LogError> {
         self.disk.read_named(path)
+    }
+
+    /// Writes the save into `.<memory>.indexes.tmp` and renames it over `<memory>.indexes`.
+    fn save_indexes(&mut self, at: u64, piece: &[u8], done: bool) -> Result<(), LogError> {
+        let saved = format!("{}{INDEXES}", self.disk.name());
+        let tmp = format!(".{saved}.tmp");
+        if at == 0 && done && piece.is_empty() {
+            return self.disk.remove(&saved);
+        }
+        if at == 0 && !done {
+            self.disk.remove(&tmp)?;
+        }
+        let written = self.disk.write_part(&tmp, at, piece);
+        let finished = written.and_then(|()| match done {
+            true => self.disk.rename(&tmp, &saved).map(drop),
+            false => Ok(()),
+        });
+        if finished.is_err() {
+            let _ = self.disk.remove(&tmp);
+        }
+        finished
+    }
+
+    fn index_reader(&mut self) -> Option<IndexReader> {
+        let saved = format!("{}{INDEXES}", self.disk.name());
+        Some(self.disk.part_reader(&saved))
     }
 
     fn rescope(&mut self, root: &str) -> Result<(), LogError> {

@@ -18,6 +18,9 @@
 //!   entries, and a crash leaves either the old log or the new one.
 //! - [`Log::read_named`] reads a file the user named (the `migrate` tool's `source_path`);
 //!   a host that reads no such files refuses (the default).
+//! - [`Log::save_indexes`] and [`Log::index_reader`] keep and give back the search indexes
+//!   of the log's last checkpoint (`crate::index::saved`): derived data beside the log,
+//!   never part of it; a host that keeps none drops them (the default).
 //!
 //! An `Err` from any operation means the operation did not happen; the core then reports the
 //! failure to the client and leaves its graph unchanged.
@@ -107,6 +110,10 @@ pub enum Intent {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogError(pub String);
 
+/// Reads the saved search indexes ([`Log::index_reader`]): up to `len` bytes from offset
+/// `at` (fewer at their end, none past it), or `None` if none are saved.
+pub type IndexReader = alloc::boxed::Box<dyn FnMut(u64, u32) -> Result<Option<Vec<u8>>, LogError>>;
+
 /// The storage a [`crate::Memory`] writes its records to.
 pub trait Log {
     /// Everything the log held when it was opened.
@@ -145,6 +152,24 @@ pub trait Log {
         Err(LogError(format!(
             "cannot keep a memory for workspace {root}: this host keeps one memory"
         )))
+    }
+
+    /// Writes `piece` at offset `at` of the search indexes being saved. A piece at offset
+    /// 0 that is not `done` begins a save (dropping an unfinished one); the call with `done`
+    /// writes its piece and finishes the save, which then replaces the saved indexes whole
+    /// (a reader sees the old ones or the new ones). A save of one empty piece removes
+    /// them. They are a cache: a host need not make them durable, and one that keeps none
+    /// drops them (the default). Called within a request that writes (the writer's turn).
+    fn save_indexes(&mut self, _at: u64, _piece: &[u8], _done: bool) -> Result<(), LogError> {
+        Ok(())
+    }
+
+    /// A reader of the saved search indexes that does not borrow the log (they are read
+    /// while tools hold the memory, and while the server is idle); `None` if this log
+    /// keeps none (the default). Reads may see a save finished meanwhile: the core checks
+    /// every section against its hash.
+    fn index_reader(&mut self) -> Option<IndexReader> {
+        None
     }
 }
 

@@ -3,7 +3,7 @@
 //! conversion backups — is `mcp_memory_core::filelog`, shared with the Node host.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Read, Write};
+use std::io::{self, Read, Seek, Write};
 use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -14,7 +14,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use anyhow::{Context, Result};
 use mcp_memory_core::LogError;
 use mcp_memory_core::filelog::{Disk, FileLog, is_companion};
-use mcp_memory_core::log::MAX_NAMED_BYTES;
+use mcp_memory_core::log::{IndexReader, MAX_NAMED_BYTES};
 
 use crate::{config, resident};
 
@@ -317,6 +317,37 @@ impl Disk for FsDisk {
             Err(e) if e.kind() != io::ErrorKind::NotFound => Err(err(e, "remove", &path)),
             _ => Ok(()),
         }
+    }
+
+    fn write_part(&mut self, name: &str, offset: u64, bytes: &[u8]) -> Result<(), LogError> {
+        let path = self.companion(name);
+        let file = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o600)
+            .open(&path)
+            .map_err(|e| err(e, "create", &path))?;
+        file.write_all_at(bytes, offset)
+            .map_err(|e| err(e, "write to", &path))
+    }
+
+    fn part_reader(&mut self, name: &str) -> IndexReader {
+        let path = self.companion(name);
+        Box::new(move |at, len| {
+            let file = match File::open(&path) {
+                Ok(file) => file,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+                Err(e) => return Err(err(e, "open", &path)),
+            };
+            // Read into capacity, not into zeroed bytes: megabytes at a start.
+            let mut bytes = Vec::with_capacity(len as usize);
+            let read = (&file)
+                .seek(io::SeekFrom::Start(at))
+                .and_then(|_| (&file).take(u64::from(len)).read_to_end(&mut bytes));
+            read.map_err(|e| err(e, "read", &path))?;
+            Ok(Some(bytes))
+        })
     }
 
     fn write_new(&mut self, name: &str, bytes: &[u8]) -> Result<(), LogError> {

@@ -145,6 +145,17 @@ impl log::Host for HostState {
     fn rescope(&mut self, root: String) -> Result<(), String> {
         self.log.rescope(&root).map_err(|e| e.0)
     }
+
+    fn save_indexes(&mut self, at: u64, piece: Vec<u8>, done: bool) -> Result<(), String> {
+        self.log.save_indexes(at, &piece, done).map_err(|e| e.0)
+    }
+
+    fn load_indexes(&mut self, at: u64, len: u32) -> Result<Option<Vec<u8>>, String> {
+        match self.log.index_reader() {
+            Some(mut read) => read(at, len).map_err(|e| e.0),
+            None => Ok(None),
+        }
+    }
 }
 
 /// The embedding table semantic search reads, carried in the binary (8 MB) and handed to
@@ -468,11 +479,13 @@ mod tests {
             [
                 "append",
                 "entries",
+                "load-indexes",
                 "read-named",
                 "refresh",
                 "replace",
                 "replay",
                 "rescope",
+                "save-indexes",
                 "sync"
             ]
         );

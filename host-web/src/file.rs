@@ -3,6 +3,7 @@
 //! [`FileLog`]; JavaScript supplies only the raw operations ([`JsDisk`]).
 
 use mcp_memory_core::filelog::{Disk, FileLog};
+use mcp_memory_core::log::IndexReader;
 use mcp_memory_core::{LogError, Server};
 use wasm_bindgen::prelude::*;
 
@@ -48,6 +49,15 @@ extern "C" {
     fn remove(this: &JsDisk, name: &str) -> Result<(), JsValue>;
     #[wasm_bindgen(method, catch, js_name = writeNew)]
     fn write_new(this: &JsDisk, name: &str, bytes: &[u8]) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, catch, js_name = writePart)]
+    fn write_part(this: &JsDisk, name: &str, offset: f64, bytes: &[u8]) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, catch, js_name = readPart)]
+    fn read_part(
+        this: &JsDisk,
+        name: &str,
+        offset: f64,
+        len: u32,
+    ) -> Result<Option<js_sys::Uint8Array>, JsValue>;
     #[wasm_bindgen(method, catch, js_name = keepCopy)]
     fn keep_copy(this: &JsDisk, name: &str) -> Result<(), JsValue>;
     #[wasm_bindgen(method, catch)]
@@ -131,6 +141,17 @@ impl Disk for JsFile {
     }
     fn write_new(&mut self, name: &str, bytes: &[u8]) -> Result<(), LogError> {
         self.js.write_new(name, bytes).map_err(log_error)
+    }
+    fn write_part(&mut self, name: &str, offset: u64, bytes: &[u8]) -> Result<(), LogError> {
+        (self.js.write_part(name, offset as f64, bytes)).map_err(log_error)
+    }
+    fn part_reader(&mut self, name: &str) -> IndexReader {
+        let js: JsDisk = JsValue::clone(&self.js).unchecked_into();
+        let name = name.to_string();
+        Box::new(move |at, len| {
+            let bytes = js.read_part(&name, at as f64, len).map_err(log_error)?;
+            Ok(bytes.map(|b| b.to_vec()))
+        })
     }
     fn keep_copy(&mut self, name: &str) -> Result<(), LogError> {
         self.js.keep_copy(name).map_err(log_error)

@@ -227,6 +227,36 @@ export class NodeDisk {
     }
   }
 
+  /** Writes `bytes` at `offset` of the companion `name`, created (owner only) if missing. */
+  writePart(name, offset, bytes) {
+    const fd = fs.openSync(this.companion(name), fs.constants.O_WRONLY | fs.constants.O_CREAT, 0o600);
+    try {
+      let done = 0;
+      while (done < bytes.length) done += fs.writeSync(fd, bytes, done, bytes.length - done, offset + done);
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  /** Up to `len` bytes of the companion `name` from `offset` (fewer at its end), or null. */
+  readPart(name, offset, len) {
+    return unless('ENOENT', null, () => {
+      const fd = fs.openSync(this.companion(name), 'r');
+      try {
+        const bytes = Buffer.alloc(len);
+        let got = 0;
+        while (got < len) {
+          const n = fs.readSync(fd, bytes, got, len - got, offset + got);
+          if (n === 0) break;
+          got += n;
+        }
+        return bytes.subarray(0, got);
+      } finally {
+        fs.closeSync(fd);
+      }
+    });
+  }
+
   keepCopy(name) {
     const copy = this.companion(name);
     try {

@@ -30,6 +30,7 @@ import {
   referenceGraph,
   relation,
   replies,
+  replyTo,
   request,
   serve,
   serversShare,
@@ -357,7 +358,8 @@ test('two native and two npm servers writing 1,000 times each on one file at onc
     const records = frames(fs.readFileSync(file));
     assert.equal(records.length, total, 'one record per write: none lost, none written twice');
     for (const s of sessions) await s.stop();
-    assert.deepEqual(listing(dir), ['memory.mcpmem'], 'the lock is released');
+    // Beside the file, only the search indexes the first to close saved with its checkpoint.
+    assert.deepEqual(listing(dir), ['memory.mcpmem', 'memory.mcpmem.indexes'], 'the lock is released');
     const g = await graphOf(npm(file));
     assert.equal(g.entities.length, total, 'a new process reads them all');
     t.diagnostic(`${total} writes by ${writers.join(', ')} (window ${window}) took ${(writing / 1000).toFixed(1)} s`);
@@ -403,4 +405,43 @@ test('neither host writes while another live process holds <name>.lock, and both
   const g = await graphOf(native(file));
   assert.deepEqual(g.entities.map((e) => e.name).sort(), ['before', 'by native', 'by npm']);
   assert.deepEqual(listing(dir), ['memory.mcpmem']);
+});
+
+test('the search indexes either host saves beside a memory are the same bytes, and each host reads the other\'s: the same answers as without them', async () => {
+  const dir = tempDir();
+  // Large enough for closing to save its indexes (memories under 256 KiB build them faster).
+  const calls = Array.from({ length: 6 }, (_, c) => [
+    'create_entities',
+    {
+      entities: Array.from({ length: 500 }, (_, i) =>
+        entity(`e${c}-${i}`, c % 2 ? 'person' : 'place', [`item ${c} ${i} keeps a note about coffee, hiking and Lisbon`]),
+      ),
+    },
+  ]);
+  const saved = {};
+  for (const host of Object.keys(HOSTS)) {
+    const file = path.join(dir, `${host}.mcpmem`);
+    await change(HOSTS[host](file), calls);
+    saved[host] = fs.readFileSync(`${file}.indexes`);
+  }
+  assert.ok(saved.native.length > 100_000, `${saved.native.length} bytes`);
+  assert.ok(saved.native.equals(saved.npm), 'the hosts saved different indexes for the same memory');
+  const questions = [
+    call(1, 'search_nodes', { query: 'e3-17' }),
+    call(2, 'search', { query: 'someone who likes walking in the mountains', limit: 5 }),
+    call(3, 'search', { query: 'coffee Lisbon', mode: 'lexical', limit: 5 }),
+    call(4, 'search_nodes', { query: 'item 5 49' }),
+  ];
+  const answers = async (cmd) => {
+    const run = assertOk(await serve(cmd, [initialize(0), ...questions]));
+    return questions.map((q) => replyTo(run, q.id).result);
+  };
+  for (const [writer, reader] of PAIRS) {
+    const file = path.join(dir, `${writer}.mcpmem`);
+    const withSaved = await answers(HOSTS[reader](file));
+    fs.renameSync(`${file}.indexes`, `${file}.aside`);
+    const built = await answers(HOSTS[reader](file));
+    fs.renameSync(`${file}.aside`, `${file}.indexes`);
+    assert.deepEqual(withSaved, built, `the ${reader} host reading the ${writer} host's saved indexes`);
+  }
 });

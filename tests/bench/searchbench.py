@@ -2,9 +2,10 @@
 """What `search` costs in each mode on a memory file, end to end over stdio.
 
 Starts a server on a copy of FILE per mode (`search` lexical, semantic, hybrid, and
-`search_nodes`), lets it be quiet for IDLE seconds (0: none; a server builds its indexes
-while no message waits), then times the first search (which builds what it needs that is
-not built yet: the ranked or trigram index, or the embedding table read and every entity
+`search_nodes`), with the search indexes saved beside it if there are (FILE.indexes), lets
+it be quiet for IDLE seconds (0: none; a server reads or builds its indexes while no
+message waits), then times the first search (which reads or builds what it needs that is
+not ready yet: the ranked or trigram index, or the embedding table read and every entity
 embedded) and QUERIES searches of varied words and questions (p50/p95/max), and the
 server's peak RSS before and after them. A memory file to measure:
 `target/release/mcpload ... --entities 40000 --keep-workdir` keeps one.
@@ -94,6 +95,9 @@ def main():
         for mode in ["lexical", "semantic", "hybrid", "search_nodes"]:
             file = os.path.join(work, os.path.basename(args.file))
             shutil.copyfile(args.file, file)
+            # The search indexes saved beside it, if any (a start reads them, not builds).
+            if os.path.exists(args.file + ".indexes"):
+                shutil.copyfile(args.file + ".indexes", file + ".indexes")
             s = Server(args.cmd, file)
             s.request("tools/call", {"name": "open_nodes", "arguments": {"names": ["x"]}})
             time.sleep(args.idle)
@@ -109,6 +113,8 @@ def main():
             print(f"| {mode} | {first * 1000:.1f} | {pct(ms, 0.5):.2f} | {pct(ms, 0.95):.2f} | "
                   f"{max(ms):.2f} | {before / 1024:.1f} / {after / 1024:.1f} |")
             os.remove(file)
+            if os.path.exists(file + ".indexes"):
+                os.remove(file + ".indexes")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -19,6 +19,7 @@ use exports::mcp_memory::memory::server::{
 };
 use mcp_memory::memory::log;
 use mcp_memory_core::Error;
+use mcp_memory_core::log::IndexReader;
 use mcp_memory_core::memory::LogOp;
 
 /// The host's log, reached through the `log` import.
@@ -77,6 +78,16 @@ impl Log for HostLog {
 
     fn rescope(&mut self, root: &str) -> Result<(), LogError> {
         log::rescope(root).map_err(LogError)
+    }
+
+    fn save_indexes(&mut self, at: u64, piece: &[u8], done: bool) -> Result<(), LogError> {
+        log::save_indexes(at, piece, done).map_err(LogError)
+    }
+
+    fn index_reader(&mut self) -> Option<IndexReader> {
+        Some(Box::new(|at, len| {
+            log::load_indexes(at, len).map_err(LogError)
+        }))
     }
 }
 

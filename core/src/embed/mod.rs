@@ -51,6 +51,8 @@ pub struct Table {
     /// The table's bytes; the rows are read where they lie (from `rows_at`), not copied.
     bytes: Vec<u8>,
     rows_at: usize,
+    /// The xxh3 of the bytes: which table vectors saved with it were made by.
+    fingerprint: u64,
 }
 
 impl Table {
@@ -85,9 +87,16 @@ impl Table {
             vocab,
             dims,
             scales,
+            fingerprint: xxhash_rust::xxh3::xxh3_64(&bytes),
             bytes,
             rows_at: scales_end,
         })
+    }
+
+    /// Which table this is: the xxh3 of its bytes (vectors saved with another table are
+    /// not read back).
+    pub fn fingerprint(&self) -> u64 {
+        self.fingerprint
     }
 
     /// Dimensions of a vector.

@@ -4,7 +4,8 @@ use alloc::boxed::Box;
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::{AgentSyms, Ended, Entity, EntityId, Extra, FactMeta, Graph, Past, Reflection};
+use super::Reflection;
+use super::{AgentSyms, Ended, Entity, EntityId, Extra, FactMeta, Graph, Observer, Past};
 use super::{Relation, RelationId, Target};
 use crate::intern::Sym;
 use crate::model::Millis;
@@ -22,6 +23,9 @@ pub struct Replayed {
     /// A checkpoint that could not be read (its position and why), if replay started
     /// before it instead: the user should hear of it.
     pub unread_checkpoint: Option<(usize, DecodeError)>,
+    /// The position of the checkpoint replay started from and the entities it held, if it
+    /// started from one.
+    pub checkpoint: Option<(usize, u32)>,
 }
 
 impl Graph {
@@ -30,6 +34,15 @@ impl Graph {
     /// it build the same state (unless it is the first entry, which nothing before restates).
     /// `Err` names the first entry that cannot be read.
     pub fn replay<B: AsRef<[u8]>>(entries: &[B]) -> Result<Replayed, (usize, DecodeError)> {
+        Graph::replay_observed(entries, &mut ())
+    }
+
+    /// [`Graph::replay`], telling `observer` of the changes applied after the checkpoint it
+    /// starts from (of none if it starts from none).
+    pub fn replay_observed<B: AsRef<[u8]>>(
+        entries: &[B],
+        observer: &mut impl Observer,
+    ) -> Result<Replayed, (usize, DecodeError)> {
         let last = entries.iter().rposition(|e| is_checkpoint(e.as_ref()));
         let (mut graph, start, unread_checkpoint) = match last {
             None => (Graph::default(), 0, None),
@@ -39,14 +52,18 @@ impl Graph {
                 Err(e) => (Graph::default(), 0, Some((at, e))),
             },
         };
+        let checkpoint = (start.checked_sub(1)).map(|at| (at, graph.entity_count() as u32));
         for (index, bytes) in entries.iter().enumerate().skip(start) {
-            graph
-                .apply_entry(index, bytes.as_ref())
-                .map_err(|e| (index, e))?;
+            match checkpoint {
+                Some(_) => graph.apply_entry_observed(index, bytes.as_ref(), observer),
+                None => graph.apply_entry(index, bytes.as_ref()),
+            }
+            .map_err(|e| (index, e))?;
         }
         Ok(Replayed {
             graph,
             unread_checkpoint,
+            checkpoint,
         })
     }
 
@@ -54,8 +71,18 @@ impl Graph {
     /// checkpoint, which is the state as the log's first entry and otherwise restates what
     /// the entries before it built (and is skipped unread).
     pub fn apply_entry(&mut self, index: usize, bytes: &[u8]) -> Result<(), DecodeError> {
+        self.apply_entry_observed(index, bytes, &mut ())
+    }
+
+    /// [`Graph::apply_entry`], telling `observer` of a change.
+    fn apply_entry_observed(
+        &mut self,
+        index: usize,
+        bytes: &[u8],
+        observer: &mut impl Observer,
+    ) -> Result<(), DecodeError> {
         match Entry::decode(bytes)? {
-            Entry::Change(record) => self.apply(&record, &mut ()),
+            Entry::Change(record) => self.apply(&record, observer),
             Entry::Checkpoint if index == 0 => {
                 *self = Graph::from_checkpoint(bytes)?;
             }

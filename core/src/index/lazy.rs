@@ -1,5 +1,5 @@
-//! An index built whole by the first search that needs it, or a slice at a time while the
-//! server is idle ([`super::Indexes::warm`]), never both.
+//! An index read from saved indexes or built whole by the first search that needs it, or
+//! read or built a slice at a time while the server is idle ([`super::Indexes::warm`]).
 //!
 //! A build under way holds the entities before some slot. Changes to those are applied to
 //! it as to a built index; changes to the others are not, since the build reads them as
@@ -37,13 +37,38 @@ impl<T> Default for Lazy<T> {
 }
 
 impl<T: Build> Lazy<T> {
-    /// The index of `graph`, its build (begun with `new` if none is under way) finished now.
-    pub(super) fn get(&self, graph: &Graph, new: impl FnOnce() -> T) -> &T {
+    /// The index of `graph`: the build under way finished now, else the saved one if
+    /// `saved` reads it, else one built now (begun with `new`).
+    pub(super) fn get(
+        &self,
+        graph: &Graph,
+        saved: impl FnOnce() -> Option<T>,
+        new: impl FnOnce() -> T,
+    ) -> &T {
         self.built.get_or_init(|| {
-            let (mut index, from) = self.partial.take().unwrap_or_else(|| (new(), 0));
+            let (mut index, from) = match self.partial.take() {
+                Some(partial) => partial,
+                None => match saved() {
+                    Some(index) => return index,
+                    None => (new(), 0),
+                },
+            };
             index.add_all(graph, graph.entities_from(from));
             index
         })
+    }
+
+    /// Takes `index` (read from saved indexes) as the built one, unless one is built or
+    /// under way.
+    pub(super) fn install(&mut self, index: T) {
+        if self.built.get().is_none() && self.partial.get_mut().is_none() {
+            self.built = OnceCell::from(index);
+        }
+    }
+
+    /// Whether a build is under way.
+    pub(super) fn under_way(&mut self) -> bool {
+        self.partial.get_mut().is_some()
     }
 
     /// The index, if it is built.

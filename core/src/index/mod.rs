@@ -4,13 +4,16 @@
 //!
 //! [`Indexes`] holds them and keeps them up to date as an [`Observer`] of
 //! [`Graph::apply`]. None is built during replay (which it would slow by half): each is
-//! built a slice at a time while the server is idle ([`Indexes::warm`]), or finished by the
-//! first search that needs it ([`lazy`]); each is dropped when the graph re-packs its arenas
-//! (slots are renumbered; it is built again). A new index is a new field here and a few
-//! lines in the observer hooks, not an edit inside `Graph::apply`.
+//! read from the indexes saved for the checkpoint the graph was loaded from ([`saved`]), if
+//! there are such, else built, a slice at a time while the server is idle
+//! ([`Indexes::warm`]), or finished by the first search that needs it ([`lazy`]); each is
+//! dropped when the graph re-packs its arenas (slots are renumbered; it is built again). A
+//! new index is a new field here, a section in [`saved`] and a few lines in the observer
+//! hooks, not an edit inside `Graph::apply`.
 
 pub mod hybrid;
 mod lazy;
+pub mod saved;
 pub mod search;
 pub mod substring;
 pub mod vectors;
@@ -18,13 +21,15 @@ pub mod vectors;
 use alloc::boxed::Box;
 use alloc::rc::Rc;
 use alloc::vec::Vec;
-use core::cell::{Cell, OnceCell};
+use core::cell::{Cell, OnceCell, RefCell};
 
 use crate::embed::{Table, TableError};
 
 use crate::graph::{Entity, EntityId, Graph, Observer};
 use crate::intern::Sym;
+use crate::log::LogError;
 use lazy::{Build, Lazy};
+use saved::{Kind, Saved, Step};
 use search::SearchIndex;
 use substring::{SubstringIndex, buckets_of};
 use vectors::VectorIndex;
@@ -44,6 +49,9 @@ pub struct Indexes {
     table: OnceCell<Result<Rc<Table>, NoTable>>,
     /// Where the table comes from (the host), until it is read.
     source: Cell<Option<TableSource>>,
+    /// The indexes saved for the checkpoint the graph was loaded from, while some are
+    /// still to read.
+    saved: RefCell<Option<Saved>>,
 }
 
 /// Gives the embedding table's bytes, or `None` if the host has none; called at most once.
@@ -79,14 +87,84 @@ impl Indexes {
     /// The trigram index of `graph` (built by the first call after start or a re-pack, if
     /// [`Indexes::warm`] has not). `graph` must be the graph these indexes observe.
     pub fn substring(&self, graph: &Graph) -> &SubstringIndex {
-        self.substring.get(graph, SubstringIndex::default)
+        let saved = || self.read_saved(|s| s.trigrams(graph));
+        self.substring.get(graph, saved, SubstringIndex::default)
     }
 
     /// The ranked-search index of `graph` (built by the first call after start or a
     /// re-pack, if [`Indexes::warm`] has not). `graph` must be the graph these indexes
     /// observe.
     pub fn ranked(&self, graph: &Graph) -> &SearchIndex {
-        self.ranked.get(graph, || SearchIndex::new(graph))
+        let saved = || self.read_saved(|s| s.ranked(graph));
+        self.ranked.get(graph, saved, || SearchIndex::new(graph))
+    }
+
+    /// What `read` reads of the saved indexes, if any are still to read (dropping them once
+    /// every section is read or passed over).
+    fn read_saved<T>(&self, read: impl FnOnce(&mut Saved) -> Option<T>) -> Option<T> {
+        let mut slot = self.saved.borrow_mut();
+        let saved = slot.as_mut()?;
+        let index = read(saved);
+        if saved.is_over() {
+            *slot = None;
+        }
+        index
+    }
+
+    /// Reads the indexes saved for the checkpoint the graph was just loaded from, with the
+    /// changes since noted in `saved` (and noted on from now on), instead of building them.
+    pub(crate) fn expect_saved(&mut self, saved: Saved) {
+        self.saved = RefCell::new(Some(saved));
+    }
+
+    /// Reads to their end the saved indexes still to read.
+    pub fn read_saved_now(&mut self, graph: &Graph) {
+        while self.saved.get_mut().is_some() {
+            self.warm_saved(graph);
+        }
+    }
+
+    /// Builds the indexes of `graph` if it has no entity (which costs nothing): the
+    /// trigrams, the ranked index, and the vectors if the embedding table was read (it is
+    /// not read for them: a browser fetches it over the network).
+    pub fn build_if_empty(&self, graph: &Graph) {
+        if graph.entity_count() == 0 {
+            self.substring(graph);
+            self.ranked(graph);
+            if self.table.get().is_some_and(Result::is_ok) {
+                let _ = self.vectors(graph);
+            }
+        }
+    }
+
+    /// Which indexes are built (ranked, trigrams, vectors), as [`saved::sections`] says
+    /// which are saved.
+    pub fn built(&self) -> [bool; 3] {
+        [
+            self.ranked.built().is_some(),
+            self.substring.built().is_some(),
+            self.vectors.built().is_some(),
+        ]
+    }
+
+    /// Saves the built indexes of `graph`, whose checkpoint is `checkpoint`, through `sink`
+    /// (see [`crate::log::Log::save_indexes`]); with none built, removes what was saved.
+    /// Returns whether any was saved.
+    pub fn save(
+        &self,
+        graph: &Graph,
+        checkpoint: saved::Checkpoint,
+        sink: &mut saved::Sink<'_>,
+    ) -> Result<bool, LogError> {
+        let (ranked, trigrams) = (self.ranked.built(), self.substring.built());
+        saved::write(
+            graph,
+            checkpoint,
+            ranked,
+            trigrams,
+            self.vectors.built(),
+            sink,
+        )
     }
 
     /// Builds a slice of the first index not built yet (the trigram, the ranked, then the
@@ -95,6 +173,10 @@ impl Indexes {
     /// calls it while no message waits, so that the first search after a start or a large
     /// import finds its indexes ready. `graph` must be the graph these indexes observe.
     pub fn warm(&mut self, graph: &Graph, budget: usize) -> bool {
+        if self.saved.get_mut().is_some() {
+            self.warm_saved(graph);
+            return true;
+        }
         if self.substring.built().is_none() {
             self.substring.step(graph, budget, SubstringIndex::default);
         } else if self.ranked.built().is_none() {
@@ -113,6 +195,32 @@ impl Indexes {
             return false;
         }
         true
+    }
+
+    /// Reads a chunk of the saved indexes (the vectors only with the embedding table);
+    /// takes a section read to its end as its index.
+    fn warm_saved(&mut self, graph: &Graph) {
+        let Some(saved) = self.saved.get_mut() else {
+            return;
+        };
+        // A build under way (a search finished one) wins over the saved section.
+        for (kind, under_way) in [
+            (Kind::Ranked, self.ranked.under_way()),
+            (Kind::Trigrams, self.substring.under_way()),
+            (Kind::Vectors, self.vectors.under_way()),
+        ] {
+            if under_way {
+                saved.pass_over(kind);
+            }
+        }
+        let table = || table_of(&self.table, &self.source).ok().cloned();
+        match saved.step(graph, table) {
+            Step::Read => {}
+            Step::Ranked(index) => self.ranked.install(*index),
+            Step::Trigrams(index) => self.substring.install(*index),
+            Step::Vectors(index) => self.vectors.install(*index),
+            Step::Over => *self.saved.get_mut() = None,
+        }
     }
 
     /// Drops every index built (the next search that needs one builds it again from the
@@ -140,14 +248,7 @@ impl Indexes {
 
     /// The embedding table (read from its source by the first call), or why there is none.
     pub fn table(&self) -> Result<&Rc<Table>, &NoTable> {
-        let table = self.table.get_or_init(|| {
-            let bytes = self.source.take().and_then(|source| source());
-            let bytes = bytes.ok_or(NoTable::Missing)?;
-            Table::parse(bytes)
-                .map(Rc::new)
-                .map_err(NoTable::Unreadable)
-        });
-        table.as_ref()
+        table_of(&self.table, &self.source)
     }
 
     /// The entities' vectors (built by the first call after start, a re-pack or a new
@@ -155,9 +256,10 @@ impl Indexes {
     /// observe.
     pub fn vectors(&self, graph: &Graph) -> Result<&VectorIndex, &NoTable> {
         let table = self.table()?;
+        let saved = || self.read_saved(|s| s.vectors(graph, table));
         Ok(self
             .vectors
-            .get(graph, || VectorIndex::new(graph, Rc::clone(table))))
+            .get(graph, saved, || VectorIndex::new(graph, Rc::clone(table))))
     }
 
     /// Entities that may contain `needle` (lowercased) in a field, in graph order, or `None`
@@ -168,11 +270,30 @@ impl Indexes {
     }
 }
 
+/// The embedding table in `table`, read from `source` by the first call, or why there is
+/// none.
+fn table_of<'t>(
+    table: &'t OnceCell<Result<Rc<Table>, NoTable>>,
+    source: &Cell<Option<TableSource>>,
+) -> Result<&'t Rc<Table>, &'t NoTable> {
+    let table = table.get_or_init(|| {
+        let bytes = source.take().and_then(|source| source());
+        let bytes = bytes.ok_or(NoTable::Missing)?;
+        Table::parse(bytes)
+            .map(Rc::new)
+            .map_err(NoTable::Unreadable)
+    });
+    table.as_ref()
+}
+
 impl Observer for Indexes {
     // A build under way is told only of changes to the entities it holds already
     // ([`Lazy::covering`]).
 
     fn entity_added(&mut self, graph: &Graph, id: EntityId) {
+        if let Some(saved) = self.saved.get_mut() {
+            saved.touched.entity_added(graph, id);
+        }
         // What a build adds for each entity ([`Build::add_all`]).
         let one = || core::iter::once((id, graph.entity(id)));
         if let Some(index) = self.substring.covering(id.slot()) {
@@ -187,6 +308,9 @@ impl Observer for Indexes {
     }
 
     fn observations_added(&mut self, graph: &Graph, id: EntityId, added: &[Sym]) {
+        if let Some(saved) = self.saved.get_mut() {
+            saved.touched.observations_added(graph, id, added);
+        }
         let s = graph.strings();
         if let Some(index) = self.substring.covering(id.slot()) {
             index.add(id.slot(), added.iter().map(|&o| s.lower(o)));
@@ -200,6 +324,9 @@ impl Observer for Indexes {
     }
 
     fn observations_removed(&mut self, graph: &Graph, id: EntityId, removed: &[Sym]) {
+        if let Some(saved) = self.saved.get_mut() {
+            saved.touched.observations_removed(graph, id, removed);
+        }
         let s = graph.strings();
         let kept = graph.entity(id);
         if let Some(index) = self.ranked.covering(id.slot()) {
@@ -219,6 +346,9 @@ impl Observer for Indexes {
     }
 
     fn entity_removed(&mut self, graph: &Graph, id: EntityId, entity: &Entity) {
+        if let Some(saved) = self.saved.get_mut() {
+            saved.touched.entity_removed(graph, id, entity);
+        }
         let s = graph.strings();
         if let Some(index) = self.substring.covering(id.slot()) {
             index.remove(

@@ -32,9 +32,14 @@ const MIN_BITMAP_LEN: usize = 256;
 
 /// Entities (arena slots) listed under one bucket: ascending slots, or a bitmap of them.
 #[derive(Debug, Clone)]
-enum Posting {
+pub(crate) enum Posting {
     List(SmallVec<[u32; 4]>),
     Bits { words: Vec<u64>, len: usize },
+}
+
+/// Whether a list of `len` slots spanning `span` is dense enough to be a bitmap.
+pub(crate) fn is_dense(len: usize, span: u32) -> bool {
+    len >= MIN_BITMAP_LEN && len as u64 * u64::from(DENSE) > u64::from(span)
 }
 
 impl Posting {
@@ -74,9 +79,7 @@ impl Posting {
                     _ => list.push(slot),
                 }
                 let span = list.last().map_or(0, |&l| l + 1);
-                if list.len() >= MIN_BITMAP_LEN
-                    && list.len() as u64 * u64::from(DENSE) > u64::from(span)
-                {
+                if is_dense(list.len(), span) {
                     let mut words = alloc::vec![0u64; (span as usize).div_ceil(64)];
                     for &s in list.iter() {
                         words[s as usize / 64] |= 1 << (s % 64);
@@ -122,7 +125,7 @@ impl Posting {
     }
 
     /// The slots, ascending.
-    fn slots(&self) -> Vec<u32> {
+    pub(crate) fn slots(&self) -> Vec<u32> {
         match self {
             Posting::List(list) => list.to_vec(),
             Posting::Bits { words, len } => {
@@ -194,6 +197,19 @@ pub fn buckets_of<'a>(texts: impl IntoIterator<Item = Lower<'a>>) -> Vec<u32> {
 }
 
 impl SubstringIndex {
+    /// The index saved indexes restate: no bucket, or every one.
+    pub(crate) fn saved(buckets: Vec<Posting>) -> Result<SubstringIndex, &'static str> {
+        match buckets.len() {
+            0 | BUCKETS => Ok(SubstringIndex { buckets }),
+            _ => Err("a trigram index of another size"),
+        }
+    }
+
+    /// Every bucket's posting, in order (none before the first entity is indexed).
+    pub(crate) fn buckets(&self) -> &[Posting] {
+        &self.buckets
+    }
+
     /// Lists `slot` under the buckets of every window of `texts`.
     pub fn add<'a>(&mut self, slot: u32, texts: impl IntoIterator<Item = Lower<'a>>) {
         if self.buckets.is_empty() {

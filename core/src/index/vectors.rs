@@ -65,6 +65,28 @@ impl VectorIndex {
         }
     }
 
+    /// The vectors saved indexes restate: `codes` (`dims` a slot) and `scales` by slot.
+    pub(crate) fn saved(table: Rc<Table>, codes: Vec<i8>, scales: Vec<f32>) -> VectorIndex {
+        VectorIndex {
+            table,
+            codes,
+            scales,
+        }
+    }
+
+    /// The table the vectors are of.
+    pub(crate) fn table(&self) -> &Rc<Table> {
+        &self.table
+    }
+
+    /// Slot `slot`'s codes and scale (a scale of 0: no vector).
+    pub(crate) fn row(&self, slot: u32) -> (&[i8], f32) {
+        match self.scales.get(slot as usize) {
+            Some(&scale) => (self.codes(slot as usize), scale),
+            None => (&[], 0.0),
+        }
+    }
+
     /// Embeds `e` (name, type, current observations) as slot `slot`'s vector.
     pub fn set(&mut self, graph: &Graph, slot: u32, e: &Entity) {
         let table = Rc::clone(&self.table);

@@ -18,6 +18,7 @@ use core::fmt;
 
 use crate::embed::Table;
 use crate::graph::Graph;
+use crate::index::saved::{self, Checkpoint, Saved, touched::Touched};
 use crate::index::{Indexes, TableSource, WARM_BYTES};
 use crate::log::{Changes, Contents, Foreign, Intent, Log, LogError, SideFile};
 use crate::model::{Millis, Provenance};
@@ -200,6 +201,8 @@ pub struct Memory<L: Log> {
     /// of that millisecond would take; so the next change is stamped a millisecond later, and
     /// an undo of the folded one can never undo another ([`Memory::change_time`]).
     folded: bool,
+    /// The log's last checkpoint, which saved indexes restate ([`crate::index::saved`]).
+    checkpoint: Option<Checkpoint>,
 }
 
 /// Days of history compaction keeps by default.
@@ -217,6 +220,10 @@ pub const CHECKPOINT_MIN_TAIL: u64 = 256 << 10;
 /// Changes since the last checkpoint that make closing a memory write one.
 pub const CLOSE_MIN_TAIL: u64 = 64 << 10;
 
+/// A memory whose checkpoint and changes after it hold fewer bytes than this builds its
+/// indexes about as fast as it would read them: closing it saves none it lacks.
+pub const SAVE_MIN_BYTES: u64 = 256 << 10;
+
 /// A log's state as replay leaves it (what [`Memory::open`] and [`Memory::rescope`] read).
 #[derive(Default)]
 struct Loaded {
@@ -226,6 +233,44 @@ struct Loaded {
     checkpoint_bytes: u64,
     tail_bytes: u64,
     folded: bool,
+    /// The checkpoint the graph was loaded from, if any, for the indexes saved with it.
+    start: Option<Start>,
+}
+
+/// The checkpoint a graph was loaded from, and what changed since.
+struct Start {
+    checkpoint: Checkpoint,
+    entities: u32,
+    touched: Touched,
+}
+
+/// The graph these records build, from their last checkpoint (when it can be read) and
+/// the changes after it, which are noted for the indexes saved with it.
+fn replay_from_checkpoint(
+    records: &[Vec<u8>],
+    warnings: &mut Vec<String>,
+) -> Result<(Graph, Option<Start>), OpenError> {
+    let mut touched = Touched::default();
+    let replayed = Graph::replay_observed(records, &mut touched)
+        .map_err(|(index, error)| OpenError::Record { index, error })?;
+    if let Some((index, error)) = &replayed.unread_checkpoint {
+        warnings.push(unread_checkpoint(
+            &format!("the checkpoint in record {index}"),
+            error,
+        ));
+    }
+    let start = started(records, replayed.checkpoint, touched);
+    Ok((replayed.graph, start))
+}
+
+/// Where replay of `records` started: the checkpoint at `at` of `entities` entities, with
+/// what changed since.
+fn started(records: &[Vec<u8>], at: Option<(usize, u32)>, touched: Touched) -> Option<Start> {
+    at.map(|(at, entities)| Start {
+        checkpoint: Checkpoint::of(&records[at]),
+        entities,
+        touched,
+    })
 }
 
 /// Whether any of these records is a change ([`is_change`]).
@@ -271,6 +316,7 @@ impl<L: Log> Memory<L> {
             history: DEFAULT_HISTORY_DAYS as Millis * DAY_MS,
             uses: usage::Pending::default(),
             folded: false,
+            checkpoint: None,
         };
         memory.take_state(loaded);
         Ok((memory, warnings))
@@ -303,8 +349,8 @@ impl<L: Log> Memory<L> {
         }
     }
 
-    /// Takes a log's state as read by [`Memory::load`]: indexes to build anew (the embedding
-    /// table kept), no pending uses.
+    /// Takes a log's state as read by [`Memory::load`]: indexes to read from those saved
+    /// with its checkpoint or to build anew (the embedding table kept), no pending uses.
     fn take_state(&mut self, loaded: Loaded) {
         let Loaded {
             graph,
@@ -313,6 +359,7 @@ impl<L: Log> Memory<L> {
             checkpoint_bytes,
             tail_bytes,
             folded,
+            start,
         } = loaded;
         // The checkpoint and the changes after it bound the live bytes: the first look is
         // due once the log holds twice that (at once if what the checkpoint superseded is
@@ -320,7 +367,7 @@ impl<L: Log> Memory<L> {
         let live_bound = checkpoint_bytes + tail_bytes;
         self.estimated_at = graph.last_at();
         self.graph = graph;
-        self.indexes.reset();
+        self.start_indexes(start);
         self.unavailable = unavailable;
         self.log_bytes = log_bytes;
         self.compact_at = AUTO_COMPACT_MIN_BYTES.max(2 * live_bound);
@@ -331,6 +378,19 @@ impl<L: Log> Memory<L> {
         self.folded = folded;
     }
 
+    /// Drops the indexes of the graph that was; those of the graph just loaded from `start`
+    /// are read from the ones saved with its checkpoint, if the log keeps such.
+    fn start_indexes(&mut self, start: Option<Start>) {
+        self.indexes.reset();
+        self.checkpoint = start.as_ref().map(|s| s.checkpoint);
+        if let Some(start) = start
+            && let Some(reader) = self.log.index_reader()
+        {
+            let saved = Saved::new(reader, start.checkpoint, start.entities, start.touched);
+            self.indexes.expect_saved(saved);
+        }
+    }
+
     /// Replays `log` (see [`Memory::open`]).
     fn load(log: &mut L) -> Result<(Loaded, Vec<String>), OpenError> {
         let mut graph = Graph::default();
@@ -338,31 +398,36 @@ impl<L: Log> Memory<L> {
         let mut unavailable = None;
         let mut records = Vec::new();
         let mut skipped_bytes = 0;
+        let mut start = None;
         match log.replay().map_err(OpenError::Log)? {
             Contents::Records(read) => {
-                graph = replay(&read, &mut warnings)?;
+                (graph, start) = replay_from_checkpoint(&read, &mut warnings)?;
                 records = read;
             }
             Contents::FromCheckpoint {
                 skipped_bytes: skipped,
                 entries,
-            } => match Graph::replay(&entries) {
-                Ok(replayed) if replayed.unread_checkpoint.is_none() => {
-                    graph = replayed.graph;
-                    records = entries;
-                    skipped_bytes = skipped;
-                }
-                // The checkpoint cannot be read: the entries before it build the state. Said
-                // here, once: `entries` may leave the checkpoint out, so replaying them may
-                // not meet it.
-                failed => {
-                    records = log.entries().map_err(OpenError::Log)?;
-                    graph = replay(&records, &mut Vec::new())?;
-                    if let Err((0, error)) = failed {
-                        warnings.push(unread_checkpoint("the last checkpoint", &error));
+            } => {
+                let mut touched = Touched::default();
+                match Graph::replay_observed(&entries, &mut touched) {
+                    Ok(replayed) if replayed.unread_checkpoint.is_none() => {
+                        start = started(&entries, replayed.checkpoint, touched);
+                        graph = replayed.graph;
+                        records = entries;
+                        skipped_bytes = skipped;
+                    }
+                    // The checkpoint cannot be read: the entries before it build the state. Said
+                    // here, once: `entries` may leave the checkpoint out, so replaying them may
+                    // not meet it.
+                    failed => {
+                        records = log.entries().map_err(OpenError::Log)?;
+                        graph = replay(&records, &mut Vec::new())?;
+                        if let Err((0, error)) = failed {
+                            warnings.push(unread_checkpoint("the last checkpoint", &error));
+                        }
                     }
                 }
-            },
+            }
             Contents::Foreign(file) => match convert(log, &file) {
                 Ok(converted) => {
                     graph = replay(&converted.records, &mut warnings)?;
@@ -393,6 +458,7 @@ impl<L: Log> Memory<L> {
             checkpoint_bytes,
             tail_bytes,
             folded: skipped_bytes == 0 && !holds_a_change(&records),
+            start,
         };
         Ok((loaded, warnings))
     }
@@ -445,9 +511,10 @@ impl<L: Log> Memory<L> {
 
     /// Rebuilds the graph from these records, the whole log.
     fn reread(&mut self, records: &[Vec<u8>]) -> Result<(), String> {
-        let graph = replay(records, &mut Vec::new()).map_err(|e| e.to_string())?;
+        let (graph, start) =
+            replay_from_checkpoint(records, &mut Vec::new()).map_err(|e| e.to_string())?;
         self.graph = graph;
-        self.indexes.reset();
+        self.start_indexes(start);
         self.measured(records);
         Ok(())
     }
@@ -538,7 +605,7 @@ impl<L: Log> Memory<L> {
     /// number of records the log now holds; on failure the log is as it was.
     pub fn compact(&mut self) -> Result<usize, Error> {
         let records = self.compacted()?;
-        self.install(&records)?;
+        self.install_compacted(&records)?;
         Ok(records.len())
     }
 
@@ -580,7 +647,7 @@ impl<L: Log> Memory<L> {
     ) -> Result<Forgotten, Error> {
         self.commit(change, at, by)?;
         let records = vec![self.current(Intent::Write)?.checkpoint()];
-        self.install(&records)?;
+        self.install_compacted(&records)?;
         let remaining = names
             .iter()
             .filter(|n| !n.is_empty())
@@ -627,7 +694,64 @@ impl<L: Log> Memory<L> {
             .replace(records)
             .map_err(Error::log(LogOp::Replace))?;
         self.measured(records);
+        let last = records.iter().rev().find(|r| is_checkpoint(r));
+        self.checkpoint = last.map(|r| Checkpoint::of(r));
         Ok(())
+    }
+
+    /// Replaces the log with `records`, the graph's log compacted, and saves the indexes
+    /// with its last checkpoint if that restates the graph as it stands (the last record).
+    fn install_compacted(&mut self, records: &[Vec<u8>]) -> Result<(), Error> {
+        self.install(records)?;
+        self.save_indexes(records.last().is_some_and(|r| is_checkpoint(r)));
+        Ok(())
+    }
+
+    /// Saves the built indexes (reading first those saved ones still to read) with the
+    /// log's last checkpoint, just written, if `current`: if it restates the graph as it
+    /// stands. Otherwise, or with none built, removes the saved ones (they restate an older
+    /// checkpoint). A failure is let go: saved indexes are a cache. A log that keeps none
+    /// (it gives no reader) is not asked to.
+    fn save_indexes(&mut self, current: bool) {
+        if self.log.index_reader().is_none() {
+            return; // a log that keeps none
+        }
+        let Some(checkpoint) = self.checkpoint.filter(|_| current) else {
+            let _ = self.log.save_indexes(0, &[], true);
+            return;
+        };
+        self.indexes.read_saved_now(&self.graph);
+        let (indexes, graph, log) = (&self.indexes, &self.graph, &mut self.log);
+        let mut sink = |at, piece: &[u8], done| log.save_indexes(at, piece, done);
+        let _ = indexes.save(graph, checkpoint, &mut sink);
+    }
+
+    /// Makes sure, as the memory closes, that the next start reads its indexes instead of
+    /// building them: when the memory is large enough for that to matter and an index is
+    /// built that is not saved with the log's last checkpoint, the built ones are saved,
+    /// with a new checkpoint if changes came after that one.
+    fn keep_indexes(&mut self) {
+        let built = self.indexes.built();
+        if self.checkpoint_bytes + self.tail_bytes < SAVE_MIN_BYTES || built == [false; 3] {
+            return;
+        }
+        let saved = match (self.checkpoint, self.log.index_reader()) {
+            (_, None) => return,
+            (Some(checkpoint), Some(mut read)) => saved::sections(&mut read, checkpoint),
+            (None, Some(_)) => [false; 3],
+        };
+        if built
+            .iter()
+            .zip(saved)
+            .all(|(&built, saved)| !built || saved)
+        {
+            return;
+        }
+        if self.tail_bytes == 0 && self.checkpoint.is_some() {
+            self.save_indexes(true);
+        } else if self.append_checkpoint() {
+            let _ = self.log.sync();
+        }
     }
 
     /// Takes `records`, the whole log just read or written, as the log's measure: all of
@@ -650,6 +774,7 @@ impl<L: Log> Memory<L> {
         if is_checkpoint(bytes) {
             self.live_estimate += len.saturating_sub(self.checkpoint_bytes);
             (self.checkpoint_bytes, self.tail_bytes) = (len, 0);
+            self.checkpoint = Some(Checkpoint::of(bytes));
         } else {
             self.live_estimate += len;
             self.tail_bytes += len;
@@ -673,7 +798,7 @@ impl<L: Log> Memory<L> {
         if self.log_bytes < 2 * live {
             self.compact_at = AUTO_COMPACT_MIN_BYTES.max(2 * live);
             (self.live_estimate, self.estimated_at) = (live, self.graph.last_at());
-        } else if self.install(&records).is_err() {
+        } else if self.install_compacted(&records).is_err() {
             self.compact_at = 2 * self.log_bytes;
         }
     }
@@ -788,6 +913,10 @@ impl<L: Log> Memory<L> {
         let bytes = crate::record::stamped(bytes, &stamp);
         record.stamp = Some(stamp);
         self.log.append(&bytes).map_err(Error::log(LogOp::Append))?;
+        // An empty memory's indexes cost nothing to build: built now, a memory loaded from
+        // empty keeps them up to date (it may never be idle before its first search); the
+        // vectors only once the embedding table was read.
+        self.indexes.build_if_empty(&self.graph);
         self.graph.apply(&record, &mut self.indexes);
         self.count_logged(&bytes);
         self.log.sync().map_err(Error::log(LogOp::Sync))?;
@@ -825,12 +954,14 @@ impl<L: Log> Memory<L> {
         }
     }
 
-    /// Appends a checkpoint of the graph; returns whether the log took it.
+    /// Appends a checkpoint of the graph, and saves the indexes with it; returns whether
+    /// the log took it.
     fn append_checkpoint(&mut self) -> bool {
         let bytes = self.graph.checkpoint();
         let appended = self.log.append(&bytes).is_ok();
         if appended {
             self.count_logged(&bytes);
+            self.save_indexes(true);
         }
         appended
     }
@@ -849,6 +980,8 @@ impl<L: Log> Memory<L> {
         if caught_up && self.tail_bytes >= CLOSE_MIN_TAIL && self.append_checkpoint() {
             // A failed sync is the host's to remember; the checkpoint is not a change.
             let _ = self.log.sync();
+        } else if caught_up {
+            self.keep_indexes();
         }
     }
 }

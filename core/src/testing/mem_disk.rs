@@ -15,7 +15,7 @@ use alloc::vec::Vec;
 use core::cell::RefCell;
 
 use crate::filelog::{Disk, is_companion};
-use crate::log::{LogError, MAX_NAMED_BYTES};
+use crate::log::{IndexReader, LogError, MAX_NAMED_BYTES};
 
 /// One file's content.
 #[derive(Debug, Default)]
@@ -25,6 +25,19 @@ struct Inode {
     durable: usize,
     /// The clock when it was last written.
     modified: u64,
+}
+
+impl Inode {
+    /// Writes `bytes` at `start`, growing the file; what follows `start` is no longer durable.
+    fn write(&mut self, start: usize, bytes: &[u8], clock: u64) {
+        let end = start + bytes.len();
+        if self.bytes.len() < end {
+            self.bytes.resize(end, 0);
+        }
+        self.bytes[start..end].copy_from_slice(bytes);
+        self.durable = self.durable.min(start);
+        self.modified = clock;
+    }
 }
 
 type Node = Rc<RefCell<Inode>>;
@@ -264,15 +277,8 @@ impl Disk for MemDisk {
     fn write_at(&mut self, offset: u64, bytes: &[u8]) -> Result<(), LogError> {
         self.state().call(Op::Write)?;
         let clock = self.dir.clock();
-        let mut f = self.open.borrow_mut();
         let start = usize::try_from(offset).map_err(|_| self.err("offset too large"))?;
-        let end = start + bytes.len();
-        if f.bytes.len() < end {
-            f.bytes.resize(end, 0);
-        }
-        f.bytes[start..end].copy_from_slice(bytes);
-        f.durable = f.durable.min(start);
-        f.modified = clock;
+        self.open.borrow_mut().write(start, bytes, clock);
         Ok(())
     }
 
@@ -363,6 +369,31 @@ impl Disk for MemDisk {
     fn write_new(&mut self, name: &str, bytes: &[u8]) -> Result<(), LogError> {
         self.dir.put(name, bytes);
         Ok(())
+    }
+
+    fn write_part(&mut self, name: &str, offset: u64, bytes: &[u8]) -> Result<(), LogError> {
+        let mut d = self.state();
+        let clock = d.clock;
+        let fresh = d.new_node(&[]);
+        let node = Rc::clone(d.names.entry(name.into()).or_insert(fresh));
+        drop(d);
+        let start = usize::try_from(offset).map_err(|_| self.err("offset too large"))?;
+        node.borrow_mut().write(start, bytes, clock);
+        Ok(())
+    }
+
+    fn part_reader(&mut self, name: &str) -> IndexReader {
+        let (dir, name) = (self.dir.clone(), String::from(name));
+        alloc::boxed::Box::new(move |at, len| {
+            let d = dir.0.borrow();
+            let Some(node) = d.names.get(&name) else {
+                return Ok(None);
+            };
+            let bytes = &node.borrow().bytes;
+            let from = usize::try_from(at).unwrap_or(usize::MAX).min(bytes.len());
+            let to = from.saturating_add(len as usize).min(bytes.len());
+            Ok(Some(bytes[from..to].to_vec()))
+        })
     }
 
     fn keep_copy(&mut self, name: &str) -> Result<(), LogError> {

@@ -8,7 +8,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::cell::RefCell;
 
-use crate::log::{Changes, Contents, Intent, Log, LogError, last_checkpoint};
+use crate::log::{Changes, Contents, IndexReader, Intent, Log, LogError, last_checkpoint};
 
 /// What a [`MemLog`] holds and how it has been used. Shared by the log a memory owns and the
 /// clones the test keeps.
@@ -52,6 +52,52 @@ pub struct MemState {
     /// Whether [`Log::read_named`] refuses every path, as a host that reads no named
     /// files does ([`MemLog::read_no_named_files`]).
     pub no_named: bool,
+    /// The search indexes saved beside the log ([`Log::save_indexes`]).
+    pub indexes: SavedIndexes,
+}
+
+/// Search indexes saved beside a log kept in memory, as [`Log::save_indexes`] leaves them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SavedIndexes {
+    /// The saved indexes, if any.
+    pub saved: Option<Vec<u8>>,
+    /// A save under way.
+    pub pending: Vec<u8>,
+    /// Saves finished (removals included).
+    pub saves: usize,
+    /// Reads through the log's [`IndexReader`]s.
+    pub reads: usize,
+}
+
+impl SavedIndexes {
+    /// Takes one piece of a save, as [`Log::save_indexes`] says.
+    pub fn put(&mut self, at: u64, piece: &[u8], done: bool) {
+        if at == 0 && done && piece.is_empty() {
+            (self.saved, self.saves) = (None, self.saves + 1);
+            self.pending.clear();
+            return;
+        }
+        if at == 0 && !done {
+            self.pending.clear();
+        }
+        let (from, to) = (at as usize, at as usize + piece.len());
+        if self.pending.len() < to {
+            self.pending.resize(to, 0);
+        }
+        self.pending[from..to].copy_from_slice(piece);
+        if done {
+            self.saved = Some(core::mem::take(&mut self.pending));
+            self.saves += 1;
+        }
+    }
+
+    /// What an [`IndexReader`] reads: up to `len` bytes from `at`.
+    pub fn get(&self, at: u64, len: u32) -> Option<Vec<u8>> {
+        let saved = self.saved.as_ref()?;
+        let from = usize::try_from(at).unwrap_or(usize::MAX).min(saved.len());
+        let to = from.saturating_add(len as usize).min(saved.len());
+        Some(saved[from..to].to_vec())
+    }
 }
 
 /// An in-memory [`Log`] that keeps record payloads. Clones share one state, so a test keeps
@@ -105,6 +151,7 @@ impl MemLog {
             fail_refresh: None,
             named: Vec::new(),
             no_named: false,
+            indexes: SavedIndexes::default(),
         })))
     }
 
@@ -221,9 +268,22 @@ impl MemLog {
         self.0.borrow_mut().no_named = true;
     }
 
-    /// A fresh log holding what this one holds now (a restart of the host).
+    /// A fresh log holding what this one holds now, the indexes saved beside it too (a
+    /// restart of the host).
     pub fn reopened(&self) -> MemLog {
-        MemLog::holding(self.contents())
+        let log = MemLog::holding(self.contents());
+        log.0.borrow_mut().indexes.saved = self.saved_indexes();
+        log
+    }
+
+    /// The search indexes saved beside the log.
+    pub fn saved_indexes(&self) -> Option<Vec<u8>> {
+        self.0.borrow().indexes.saved.clone()
+    }
+
+    /// Puts these bytes beside the log as its saved search indexes (or none).
+    pub fn set_saved_indexes(&self, bytes: Option<Vec<u8>>) {
+        self.0.borrow_mut().indexes.saved = bytes;
     }
 }
 
@@ -311,6 +371,22 @@ impl Log for MemLog {
         s.synced_records = entries.len();
         s.replaces += 1;
         Ok(())
+    }
+
+    fn save_indexes(&mut self, at: u64, piece: &[u8], done: bool) -> Result<(), LogError> {
+        let mut s = self.0.borrow_mut();
+        assert!(!s.reading, "indexes saved after a refresh for reading");
+        s.indexes.put(at, piece, done);
+        Ok(())
+    }
+
+    fn index_reader(&mut self) -> Option<IndexReader> {
+        let state = Rc::clone(&self.0);
+        Some(alloc::boxed::Box::new(move |at, len| {
+            let indexes = &mut state.borrow_mut().indexes;
+            indexes.reads += 1;
+            Ok(indexes.get(at, len))
+        }))
     }
 
     /// A file a test put at `path` ([`MemLog::put_named`]).

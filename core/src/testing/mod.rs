@@ -20,7 +20,7 @@ mod mem_log;
 
 pub use crash_log::{CrashLog, CrashRng, CrashState};
 pub use mem_disk::{MemDir, MemDisk, Op};
-pub use mem_log::{MemLog, MemState};
+pub use mem_log::{MemLog, MemState, SavedIndexes};
 
 use alloc::vec::Vec;
 

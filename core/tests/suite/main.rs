@@ -34,6 +34,7 @@ mod py_salience;
 mod py_shapes;
 mod replay;
 mod roots;
+mod saved_indexes;
 mod saved_searches;
 mod search;
 mod search_ts;

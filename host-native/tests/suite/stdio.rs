@@ -1481,3 +1481,36 @@ fn changes_while_the_indexes_are_built_in_idle_time_are_all_searched() {
     changes_while_warming(|m| live.request(m));
     live.stop();
 }
+
+/// A server that loaded a memory from empty keeps its indexes built and saves them beside
+/// the file when its client goes (`<file>.indexes`, its owner's only); the next server
+/// reads them while its client is quiet instead of building them, and the changes that
+/// come meanwhile are all searched.
+#[test]
+fn the_next_start_reads_the_saved_indexes_and_searches_every_change() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("m.mcpmem");
+    let creates: Vec<_> = (warm_memory().into_iter())
+        .map(|args| ("create_entities", args))
+        .collect();
+    change(on(&file), &creates).assert_ok();
+    let saved = dir.path().join("m.mcpmem.indexes");
+    let meta = std::fs::metadata(&saved).expect("the indexes were saved at close");
+    assert!(meta.len() > 1_000_000, "{} bytes", meta.len());
+    assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+    let mut live = Live::start(&file);
+    live.request(&initialize(0));
+    changes_while_warming(|m| live.request(m));
+    live.stop();
+    // Closed with changes after the checkpoint the saved indexes restate: they still
+    // restate it (the next start applies the changes), and no temporary file is left.
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(
+        left.iter().all(|n| !n.to_string_lossy().ends_with(".tmp")),
+        "{left:?}"
+    );
+}

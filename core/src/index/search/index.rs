@@ -67,8 +67,10 @@ pub(crate) fn obs_len_of(pos: u32) -> u32 {
 }
 
 /// One occurrence of a term: a posting. A term's postings are sorted by entity, then
-/// position, so an entity's occurrences are a run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+/// position, so an entity's occurrences are a run. Saved indexes hold them as they lie in
+/// memory (`repr(C)`, little-endian).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
 pub(crate) struct Occ {
     /// The entity's arena slot.
     pub(crate) doc: u32,
@@ -94,7 +96,7 @@ pub(crate) struct Term {
     /// Number of entities with a live posting in `postings`.
     pub(crate) df: u32,
     /// Number of dead postings in `postings`.
-    dead: u32,
+    pub(crate) dead: u32,
 }
 
 impl Term {
@@ -103,6 +105,16 @@ impl Term {
             text: text.into(),
             postings: Vec::new(),
             df: 0,
+            dead: 0,
+        }
+    }
+
+    /// A term as saved indexes restate it: its live postings, in order, of `df` entities.
+    pub(crate) fn saved(text: Box<str>, postings: Vec<Occ>, df: u32) -> Term {
+        Term {
+            text,
+            postings,
+            df,
             dead: 0,
         }
     }
@@ -182,11 +194,23 @@ pub(crate) struct Doc {
     /// Tokens in each field.
     pub(crate) len: [u32; FIELDS],
     /// The position the next observation starts at.
-    next_obs: u32,
+    pub(crate) next_obs: u32,
     /// Observations with at least one token.
     pub(crate) obs_count: u32,
     /// Whether the slot holds an indexed entity.
     pub(crate) live: bool,
+}
+
+impl Doc {
+    /// A live entity's figures as saved indexes restate them.
+    pub(crate) fn saved(len: [u32; FIELDS], next_obs: u32, obs_count: u32) -> Doc {
+        Doc {
+            len,
+            next_obs,
+            obs_count,
+            live: true,
+        }
+    }
 }
 
 /// Term ids in text order, maintained lazily.
@@ -257,6 +281,51 @@ impl SearchIndex {
         let slots = graph.entities().last().map_or(0, |(id, _)| id.slot() + 1);
         index.docs.reserve(slots as usize);
         index
+    }
+
+    /// The index saved indexes restate: `terms` in text order (strictly), `docs` the
+    /// entities (all live), the fields' total lengths and the observations. `Err` if the
+    /// terms are not in order or the figures do not add up.
+    pub(crate) fn saved(
+        terms: Vec<Term>,
+        docs: Vec<Doc>,
+        total_len: [u64; FIELDS],
+        total_obs: u64,
+    ) -> Result<SearchIndex, &'static str> {
+        if terms.windows(2).any(|t| t[0].text >= t[1].text) {
+            return Err("terms out of order");
+        }
+        let sums = docs
+            .iter()
+            .fold(([0u64; FIELDS], 0u64), |(mut len, obs), d| {
+                for (sum, &l) in len.iter_mut().zip(&d.len) {
+                    *sum += u64::from(l);
+                }
+                (len, obs + u64::from(d.obs_count))
+            });
+        if sums != (total_len, total_obs) {
+            return Err("entities' figures that do not add up");
+        }
+        let mut index = SearchIndex {
+            live: docs.len() as u32,
+            docs,
+            total_len,
+            total_obs,
+            ..SearchIndex::default()
+        };
+        let (table, hasher) = (&mut index.table, &index.hasher);
+        table.reserve(terms.len(), |&i| hasher.hash_one(&*terms[i as usize].text));
+        for (id, term) in terms.iter().enumerate() {
+            let hash = hasher.hash_one(&*term.text);
+            table.insert_unique(hash, id as u32, |&i| {
+                hasher.hash_one(&*terms[i as usize].text)
+            });
+        }
+        let order = index.order.get_mut();
+        order.sorted = (0..terms.len() as u32).collect();
+        order.keys = terms.iter().map(|t| key8(&t.text)).collect();
+        index.terms = terms;
+        Ok(index)
     }
 
     /// Number of indexed entities.
