@@ -11,7 +11,7 @@ server's peak RSS before and after them. A memory file to measure:
 `target/release/mcpload ... --entities 40000 --keep-workdir` keeps one.
 
     python3 tests/bench/searchbench.py --cmd "target/release/mcp-memory -f {file}" \\
-        --file /tmp/mcpload-us-.../memory.mcpmem [--idle 5]
+        --file /tmp/mcpload-us-.../memory.mcpmem [--idle 5] [--first zqbacada]
 """
 
 import argparse
@@ -87,6 +87,8 @@ def main():
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--idle", type=float, default=0.0,
                     help="seconds without a message before the first search")
+    ap.add_argument("--first", default="someone who enjoys the outdoors",
+                    help="the first search's query (e.g. one of mcpload's rare words, zqbacada)")
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="searchbench-")
     try:
@@ -102,7 +104,7 @@ def main():
             s.request("tools/call", {"name": "open_nodes", "arguments": {"names": ["x"]}})
             time.sleep(args.idle)
             before = rss_kib(s.p.pid)
-            _, first = s.search("someone who enjoys the outdoors", mode)
+            _, first = s.search(args.first, mode)
             times = []
             queries = WORDS + QUESTIONS
             for i in range(args.queries):

@@ -5,9 +5,9 @@
 //! with the shipped table). A query is quantised the same way, so a cosine is an integer dot
 //! product (explicit simd128 in WebAssembly, where every host runs the core; vectorised by
 //! the compiler natively) times the two scales. Scanning every entity costs `dims`
-//! multiply-adds each, ~20 ns an entity: a semantic `search` takes 0.9 ms end to end over
-//! stdio at 40K entities and 4.2 ms at 200K (tests/bench/searchbench.py), so no
-//! approximate index is kept; past ~200K entities, where the scan alone passes 5 ms, one
+//! multiply-adds each: a semantic `search` takes 1.6-1.8 ms (p50) end to end over stdio at
+//! 40K entities and 10-14 ms at 200K on a 2-core VM (tests/bench/searchbench.py, where
+//! the scan of 52 MB dominates), so no approximate index is kept; past ~200K entities one
 //! would pay off.
 
 use alloc::rc::Rc;
