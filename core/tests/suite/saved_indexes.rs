@@ -306,6 +306,21 @@ fn damaged_or_stale_saved_indexes_are_passed_over_and_the_indexes_built() {
         bad[at] ^= 0x40;
         variants.push(bad);
     }
+    // A count in a section's first record past what the section holds (the section's hash
+    // is checked only at its end, so the count must not size anything first): the ranked
+    // section's entities and terms, the trigram buckets, the vectors' entities.
+    for (kind, at) in section_starts(&good) {
+        let fields: &[usize] = match kind {
+            1 => &[0, 4],
+            2 => &[0],
+            _ => &[4],
+        };
+        for field in fields {
+            let mut bad = good.clone();
+            bad[at + field..at + field + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+            variants.push(bad);
+        }
+    }
     variants.push(good[..good.len() / 3].to_vec());
     variants.push(Vec::new());
     variants.push(b"not indexes at all".to_vec());
@@ -322,6 +337,26 @@ fn damaged_or_stale_saved_indexes_are_passed_over_and_the_indexes_built() {
             .collect();
         assert_eq!(got, want);
     }
+}
+
+/// Each section's kind and where its first chunk starts, from the table of contents
+/// (docs/file-format.md, "Saved search indexes").
+fn section_starts(save: &[u8]) -> Vec<(u32, usize)> {
+    let u32_at = |at: usize| u32::from_le_bytes(save[at..at + 4].try_into().unwrap());
+    let contents = u64::from_le_bytes(save[40..48].try_into().unwrap()) as usize;
+    let (mut at, mut start, mut starts) = (contents + 4, 72, Vec::new());
+    for _ in 0..u32_at(contents) {
+        let (kind, chunks) = (u32_at(at), u32_at(at + 4) as usize);
+        starts.push((kind, start));
+        at += 16;
+        for _ in 0..chunks {
+            start += u32_at(at) as usize;
+            at += 4;
+        }
+    }
+    assert_eq!(start, contents, "the chunks end where the contents begin");
+    assert_eq!(starts.len(), 3, "all three sections are saved");
+    starts
 }
 
 #[test]

@@ -295,7 +295,7 @@ impl<'b> Bytes<'b> {
     }
 }
 
-/// Splits `bytes` into `n` little-endian u32s, or fails if they are not `4 n` bytes.
+/// `bytes` as little-endian u32s (a last partial one left out).
 pub(crate) fn u32s(bytes: &[u8]) -> impl Iterator<Item = u32> + '_ {
     bytes
         .chunks_exact(4)
@@ -406,11 +406,9 @@ impl Saved {
 
     /// Whether every section is taken or passed over.
     pub(crate) fn is_over(&self) -> bool {
-        [
-            matches!(self.ranked, Progress::Over),
-            matches!(self.trigrams, Progress::Over),
-            matches!(self.vectors, Progress::Over),
-        ] == [true; 3]
+        matches!(self.ranked, Progress::Over)
+            && matches!(self.trigrams, Progress::Over)
+            && matches!(self.vectors, Progress::Over)
     }
 
     /// Gives up on the section of `kind` (its index is being built instead).
@@ -424,14 +422,17 @@ impl Saved {
 
     /// The ranked index, read to the end now (changes since applied), if it was saved.
     pub(crate) fn ranked(&mut self, graph: &Graph) -> Option<SearchIndex> {
-        let begin = |_: &mut Self| Some(ranked::Reader::new());
-        self.finish(Kind::Ranked, begin, |s| &mut s.ranked, graph)
+        self.finish(Kind::Ranked, Self::ranked_reader, |s| &mut s.ranked, graph)
     }
 
     /// The trigram index, read to the end now (changes since applied), if it was saved.
     pub(crate) fn trigrams(&mut self, graph: &Graph) -> Option<SubstringIndex> {
-        let begin = |s: &mut Self| Some(trigrams::Reader::new(s.entities));
-        self.finish(Kind::Trigrams, begin, |s| &mut s.trigrams, graph)
+        self.finish(
+            Kind::Trigrams,
+            Self::trigrams_reader,
+            |s| &mut s.trigrams,
+            graph,
+        )
     }
 
     /// The vectors, read to the end now (changes since applied), if they were saved with
@@ -441,10 +442,30 @@ impl Saved {
         self.finish(Kind::Vectors, begin, |s| &mut s.vectors, graph)
     }
 
+    /// A reader of the ranked index.
+    fn ranked_reader(&mut self) -> Option<ranked::Reader> {
+        let bytes = self.section_len(Kind::Ranked)?;
+        Some(ranked::Reader::new(self.entities, bytes))
+    }
+
+    /// A reader of the trigram index.
+    fn trigrams_reader(&mut self) -> Option<trigrams::Reader> {
+        Some(trigrams::Reader::new(self.entities))
+    }
+
     /// A reader of the vectors, if they were saved with `table`.
     fn vectors_reader(&mut self, table: &Rc<Table>) -> Option<vectors::Reader> {
         let saved_with = self.table_saved()?;
-        (saved_with == table.fingerprint()).then(|| vectors::Reader::new(Rc::clone(table)))
+        let entities = self.entities;
+        (saved_with == table.fingerprint())
+            .then(|| vectors::Reader::new(Rc::clone(table), entities))
+    }
+
+    /// The bytes of section `kind`'s chunks, if it was saved.
+    fn section_len(&mut self, kind: Kind) -> Option<u64> {
+        let (_, sections) = self.sections().ok()?;
+        let section = sections.iter().find(|s| s.kind == kind)?;
+        Some(section.chunks.iter().map(|&(_, len)| u64::from(len)).sum())
     }
 
     /// The embedding table the vectors were saved with (its fingerprint).
@@ -461,11 +482,10 @@ impl Saved {
         table: impl FnOnce() -> Option<Rc<Table>>,
     ) -> Step {
         if !matches!(self.ranked, Progress::Over) {
-            let begin = |_: &mut Self| Some(ranked::Reader::new());
-            return self.step_in(Kind::Ranked, begin, |s| &mut s.ranked, graph);
+            return self.step_in(Kind::Ranked, Self::ranked_reader, |s| &mut s.ranked, graph);
         }
         if !matches!(self.trigrams, Progress::Over) {
-            let begin = |s: &mut Self| Some(trigrams::Reader::new(s.entities));
+            let begin = Self::trigrams_reader;
             return self.step_in(Kind::Trigrams, begin, |s| &mut s.trigrams, graph);
         }
         if !matches!(self.vectors, Progress::Over) {
@@ -643,8 +663,9 @@ fn read_contents(
             _ => return Err("an unknown section"),
         };
         let (n, hash) = (c.u32()?, c.u64()?);
+        let lens = c.take((n as usize).checked_mul(4).ok_or("contents cut short")?)?;
         let mut chunks = Vec::with_capacity(n as usize);
-        for len in u32s(c.take(4 * n as usize)?) {
+        for len in u32s(lens) {
             chunks.push((at, len));
             at += u64::from(len);
         }

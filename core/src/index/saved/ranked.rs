@@ -60,21 +60,29 @@ pub(super) fn write(
     })
 }
 
+/// The fewest bytes a term's record takes: its text's length, no text, its entities and
+/// postings, one posting.
+const TERM_MIN: u64 = 4 + 4 + 4 + 8;
+
 /// Reads the section back.
 pub(super) struct Reader {
     /// Entities and terms still to come; `None` before the preamble.
     left: Option<(u32, u32)>,
+    /// Entities in the checkpoint: as many figures, every slot below.
     entities: u32,
+    /// Bytes of the section: bounds how many terms it can hold.
+    bytes: u64,
     docs: Vec<Doc>,
     terms: Vec<Term>,
     totals: ([u64; FIELDS], u64),
 }
 
 impl Reader {
-    pub(super) fn new() -> Reader {
+    pub(super) fn new(entities: u32, bytes: u64) -> Reader {
         Reader {
             left: None,
-            entities: 0,
+            entities,
+            bytes,
             docs: Vec::new(),
             terms: Vec::new(),
             totals: ([0; FIELDS], 0),
@@ -92,7 +100,11 @@ impl Reading for Reader {
                     let (entities, terms) = (b.u32()?, b.u32()?);
                     let lens = [b.u64()?, b.u64()?, b.u64()?];
                     self.totals = (lens, b.u64()?);
-                    self.entities = entities;
+                    // Checked before they size anything: the section's hash is known only
+                    // at its end.
+                    if entities != self.entities || u64::from(terms) > self.bytes / TERM_MIN {
+                        return Err("counts the section cannot hold");
+                    }
                     self.docs.reserve_exact(entities as usize);
                     self.terms.reserve_exact(terms as usize);
                     self.left = Some((entities, terms));

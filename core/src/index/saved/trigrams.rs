@@ -14,7 +14,7 @@ use smallvec::SmallVec;
 use super::touched::Touched;
 use super::{Bad, Bytes, Dense, Put, Reading, Step, Writer};
 use crate::graph::Graph;
-use crate::index::substring::{Posting, SubstringIndex, is_dense};
+use crate::index::substring::{BUCKETS, Posting, SubstringIndex, is_dense};
 use crate::log::LogError;
 
 /// Writes `index`'s records, slots as `dense` places them.
@@ -79,6 +79,10 @@ impl Reading for Reader {
         while !b.is_empty() {
             let Some(left) = self.left else {
                 let n = b.u32()?;
+                // Checked before it sizes anything: the section's hash is known at its end.
+                if n != 0 && n as usize != BUCKETS {
+                    return Err("a trigram index of another size");
+                }
                 self.buckets.reserve_exact(n as usize);
                 self.left = Some(n);
                 continue;
@@ -96,7 +100,7 @@ impl Reading for Reader {
         if self.left != Some(0) {
             return Err("a section cut short");
         }
-        SubstringIndex::saved(self.buckets)
+        Ok(SubstringIndex::saved(self.buckets))
     }
 
     fn up_to_date(index: &mut SubstringIndex, touched: &Touched, graph: &Graph) {

@@ -48,6 +48,8 @@ pub(super) fn write(
 /// Reads the section back into vectors of `table`.
 pub(super) struct Reader {
     table: Rc<Table>,
+    /// Entities in the checkpoint: as many rows.
+    entities: u32,
     /// Entities whose codes, and then whose scales, are still to come; `None` before the
     /// preamble.
     left: Option<(usize, usize)>,
@@ -56,9 +58,10 @@ pub(super) struct Reader {
 }
 
 impl Reader {
-    pub(super) fn new(table: Rc<Table>) -> Reader {
+    pub(super) fn new(table: Rc<Table>, entities: u32) -> Reader {
         Reader {
             table,
+            entities,
             left: None,
             codes: Vec::new(),
             scales: Vec::new(),
@@ -74,10 +77,16 @@ impl Reading for Reader {
         while !b.is_empty() {
             match self.left {
                 None => {
-                    let (saved_dims, n) = (b.u32()?, b.u32()? as usize);
+                    let (saved_dims, n) = (b.u32()?, b.u32()?);
                     if saved_dims as usize != dims {
                         return Err("vectors of other dimensions");
                     }
+                    // Checked before it sizes anything: the section's hash is known at its
+                    // end.
+                    if n != self.entities {
+                        return Err("vectors for another number of entities");
+                    }
+                    let n = n as usize;
                     // Sized once: a vector grown as it fills leaves holes a WebAssembly
                     // heap never gives back.
                     self.codes.reserve_exact(n * dims);
