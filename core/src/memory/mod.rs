@@ -17,7 +17,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use crate::embed::Table;
-use crate::graph::Graph;
+use crate::graph::{Graph, Observer, Replayed};
 use crate::index::saved::{self, Checkpoint, Saved, touched::Touched};
 use crate::index::{Indexes, TableSource, WARM_BYTES};
 use crate::log::{Changes, Contents, Foreign, Intent, Log, LogError, SideFile};
@@ -251,14 +251,7 @@ fn replay_from_checkpoint(
     warnings: &mut Vec<String>,
 ) -> Result<(Graph, Option<Start>), OpenError> {
     let mut touched = Touched::default();
-    let replayed = Graph::replay_observed(records, &mut touched)
-        .map_err(|(index, error)| OpenError::Record { index, error })?;
-    if let Some((index, error)) = &replayed.unread_checkpoint {
-        warnings.push(unread_checkpoint(
-            &format!("the checkpoint in record {index}"),
-            error,
-        ));
-    }
+    let replayed = replay_observed(records, warnings, &mut touched)?;
     let start = started(records, replayed.checkpoint, touched);
     Ok((replayed.graph, start))
 }
@@ -989,15 +982,24 @@ impl<L: Log> Memory<L> {
 /// The graph these records build; a checkpoint that could not be read (and was replayed
 /// around) is reported in `warnings`.
 fn replay(records: &[Vec<u8>], warnings: &mut Vec<String>) -> Result<Graph, OpenError> {
-    let replayed =
-        Graph::replay(records).map_err(|(index, error)| OpenError::Record { index, error })?;
-    if let Some((index, error)) = replayed.unread_checkpoint {
+    Ok(replay_observed(records, warnings, &mut ())?.graph)
+}
+
+/// [`replay`], telling `observer` of the changes after the checkpoint it starts from.
+fn replay_observed(
+    records: &[Vec<u8>],
+    warnings: &mut Vec<String>,
+    observer: &mut impl Observer,
+) -> Result<Replayed, OpenError> {
+    let replayed = Graph::replay_observed(records, observer)
+        .map_err(|(index, error)| OpenError::Record { index, error })?;
+    if let Some((index, error)) = &replayed.unread_checkpoint {
         warnings.push(unread_checkpoint(
             &format!("the checkpoint in record {index}"),
-            &error,
+            error,
         ));
     }
-    Ok(replayed.graph)
+    Ok(replayed)
 }
 
 /// The warning for a checkpoint (`which`) that could not be read and was replayed around.
