@@ -17,12 +17,14 @@ export const MAX_NAMED_BYTES = 256 * 1024 * 1024;
 /**
  * Whether the file called `file` beside the memory file called `memory` is one of the
  * companions the file log makes (core's `filelog::is_companion`): its lock (and a stale one
- * moved aside), a conversion backup (`.bak`, `.bak.N`), a replacement's temporary file.
+ * moved aside), a conversion backup (`.bak`, `.bak.N`), its saved search indexes
+ * (`.indexes`), a replacement's or a save's temporary file.
  */
 export function isCompanion(memory, file) {
   if (file.startsWith(memory)) {
     const rest = file.slice(memory.length);
     if (rest === '.lock' || rest.startsWith('.lock.stale.') || rest === '.bak') return true;
+    if (rest === '.indexes') return true;
     if (/^\.bak\.[0-9]+$/.test(rest)) return true;
   }
   if (file.startsWith(`.${memory}.`) && file.endsWith('.tmp')) return true;

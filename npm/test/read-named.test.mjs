@@ -23,7 +23,7 @@ test('readNamed reads a regular file and refuses the rest, naming the rule', () 
     fs.symlinkSync(path.join(dir, 'memory.mcpmem'), path.join(dir, 'link'));
     fails('memory.mcpmem', 'it is the memory file itself');
     fails('link', 'it is the memory file itself');
-    for (const name of ['memory.mcpmem.lock', 'memory.mcpmem.bak', 'memory.mcpmem.bak.3', '.memory.mcpmem.1-a.tmp']) {
+    for (const name of ['memory.mcpmem.lock', 'memory.mcpmem.bak', 'memory.mcpmem.bak.3', '.memory.mcpmem.1-a.tmp', 'memory.mcpmem.indexes']) {
       fs.writeFileSync(path.join(dir, name), 'x');
       fails(name, 'it is a companion of the memory file (its lock, a backup or a temporary file)');
     }
@@ -38,10 +38,10 @@ test('readNamed reads a regular file and refuses the rest, naming the rule', () 
 });
 
 test('isCompanion names what the file log makes beside the memory file', () => {
-  for (const name of ['m.lock', 'm.lock.stale.1-2', 'm.bak', 'm.bak.12', '.m.1-ab.tmp']) {
+  for (const name of ['m.lock', 'm.lock.stale.1-2', 'm.bak', 'm.bak.12', '.m.1-ab.tmp', 'm.indexes', '.m.indexes.tmp']) {
     assert.equal(isCompanion('m', name), true, name);
   }
-  for (const name of ['m', 'm.bak.x', 'm.bak.', 'n.lock', 'm.jsonl', '.m.tmpx']) {
+  for (const name of ['m', 'm.bak.x', 'm.bak.', 'n.lock', 'm.jsonl', '.m.tmpx', 'm.indexes.x']) {
     assert.equal(isCompanion('m', name), false, name);
   }
 });

@@ -89,6 +89,7 @@ fn refuses_the_memory_file_and_its_companions_however_named() {
         "memory.mcpmem.bak",
         "memory.mcpmem.bak.2",
         ".memory.mcpmem.1-2.tmp",
+        "memory.mcpmem.indexes",
     ] {
         fs::write(tmp.path().join(name), REFERENCE).expect("write");
         let err = refusal(&mut d, &tmp.path().join(name));
