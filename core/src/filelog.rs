@@ -29,7 +29,7 @@ use alloc::vec::Vec;
 
 use crate::frame::{self, ScanError, TornTail};
 use crate::log::last_checkpoint;
-use crate::log::{Changes, Contents, Foreign, IndexReader, Intent, Log, LogError, SideFile};
+use crate::log::{Changes, Contents, Foreign, IndexReader, Intent, Log, LogError, Page, SideFile};
 use crate::record::is_checkpoint;
 use crate::sidefiles;
 
@@ -42,7 +42,7 @@ pub const LOCK_WAIT_MS: u64 = 10_000;
 /// token right after creating it, so an empty lock this old was left by a process killed in
 /// between.
 pub const OWNERLESS_LOCK_MS: u64 = 1_000;
-/// Bytes of the file [`Log::entries`] reads at a time.
+/// Bytes of a superseded checkpoint [`Log::entries`] reads at a time to check it.
 const WINDOW: u64 = 1 << 20;
 
 /// Entries longer than this are appended in two writes, header then payload, instead of
@@ -100,9 +100,10 @@ pub trait Disk {
     /// [`IndexReader`]: up to `len` bytes from an offset, fewer at its end, `None` if it
     /// does not exist).
     fn part_reader(&mut self, name: &str) -> IndexReader;
-    /// Writes the new companion `name` with `bytes` and the memory file's permissions
-    /// (and owner, where allowed), durably.
-    fn write_new(&mut self, name: &str, bytes: &[u8]) -> Result<(), LogError>;
+    /// Writes `bytes` at offset `at` of the new companion `name`: at offset 0 it is
+    /// created (or emptied) first, with the memory file's permissions (and owner, where
+    /// allowed); with `done` it is then made durable.
+    fn write_new(&mut self, name: &str, at: u64, bytes: &[u8], done: bool) -> Result<(), LogError>;
     /// Keeps the memory file's current content as the new companion `name` (a hard link
     /// where the file system allows, else a copy), durably.
     fn keep_copy(&mut self, name: &str) -> Result<(), LogError>;
@@ -147,6 +148,8 @@ pub struct FileLog<D: Disk> {
     /// since) was for writing. A host may keep the lock between messages; a guest that
     /// refreshed for reading is still refused.
     writing: bool,
+    /// A replacement being written, if one is.
+    replacing: Option<Replacing>,
     warnings: Vec<String>,
 }
 
@@ -160,6 +163,7 @@ impl<D: Disk> FileLog<D> {
             replaced: false,
             locked: false,
             writing: false,
+            replacing: None,
             warnings: Vec::new(),
         }
     }
@@ -414,10 +418,10 @@ impl<D: Disk> FileLog<D> {
         ))
     }
 
-    /// Reads the frame at `at`, longer than [`WINDOW`], into `entries` (unless it is a
-    /// superseded checkpoint, whose checksum is checked a window at a time); returns where
-    /// the next frame starts.
-    fn long_entry(&mut self, at: u64, entries: &mut Vec<Vec<u8>>) -> Result<u64, LogError> {
+    /// Reads the frame at `at`, longer than a page's window (unless it is a checkpoint
+    /// other than the `first` entry: a superseded one, whose checksum is checked a
+    /// [`WINDOW`] at a time); returns it and where the next frame starts.
+    fn long_entry(&mut self, at: u64, first: bool) -> Result<(Option<Vec<u8>>, u64), LogError> {
         const HEAD: u64 = frame::FRAME_HEADER_LEN as u64;
         let corrupt = |reason| ScanError::Corrupt {
             offset: at as usize,
@@ -432,10 +436,11 @@ impl<D: Disk> FileLog<D> {
             return Err(self.untouched(corrupt("record runs past the end")));
         }
         let tag = self.disk.read_at(at + HEAD, 1)?;
-        let holds = if entries.is_empty() || !is_checkpoint(&tag) {
+        let mut entry = None;
+        let holds = if first || !is_checkpoint(&tag) {
             let payload = self.disk.read_at(at + HEAD, len)?;
             let holds = frame::checksum_holds(&head, &payload);
-            entries.push(payload);
+            entry = Some(payload);
             holds
         } else {
             let mut crc = crc32fast::Hasher::new();
@@ -450,7 +455,7 @@ impl<D: Disk> FileLog<D> {
         if !holds {
             return Err(self.untouched(corrupt("checksum mismatch")));
         }
-        Ok(end)
+        Ok((entry, end))
     }
 
     /// Cuts the file back to the valid prefix after a torn tail (the writer that left it
@@ -517,15 +522,64 @@ impl<D: Disk> FileLog<D> {
         })
     }
 
-    fn install(&mut self, bytes: &[u8], tmp: &str) -> Result<(), LogError> {
-        self.disk.write_new(tmp, bytes)?;
+    /// Writes a piece of a replacement into `tmp` ([`Log::replace_piece`]), and with the
+    /// `last` one installs it.
+    fn write_replacement(
+        &mut self,
+        tmp: &str,
+        entries: &[Vec<u8>],
+        first: bool,
+        last: bool,
+    ) -> Result<(), LogError> {
+        let (at, mut checkpoint) = match (first, self.replacing) {
+            (true, _) => (0, None),
+            (false, Some(r)) => (r.len, r.checkpoint),
+            (false, None) => {
+                return Err(LogError(format!(
+                    "{}: a piece of a new log came with no first one; nothing was written",
+                    self.disk.name()
+                )));
+            }
+        };
+        self.replacing = None;
+        let mut bytes = match first {
+            true => frame::header().to_vec(),
+            false => Vec::new(),
+        };
+        for e in entries {
+            if is_checkpoint(e) {
+                checkpoint = Some(at + bytes.len() as u64);
+            }
+            frame::encode_frame(e, &mut bytes);
+        }
+        let len = at + bytes.len() as u64;
+        self.disk.write_new(tmp, at, &bytes, false)?;
+        if !last {
+            self.replacing = Some(Replacing { len, checkpoint });
+            return Ok(());
+        }
+        let word = frame::checkpoint_word(checkpoint);
+        self.disk
+            .write_new(tmp, frame::CHECKPOINT_AT as u64, &word, true)?;
         if self.foreign {
             let bak = self.backup_name()?;
             self.disk.keep_copy(&bak)?;
         }
         self.check_lock()?;
-        self.disk.install(tmp)
+        self.disk.install(tmp)?;
+        self.len = len;
+        self.foreign = false;
+        Ok(())
     }
+}
+
+/// A replacement being written ([`Log::replace_piece`]).
+#[derive(Debug, Clone, Copy)]
+struct Replacing {
+    /// Bytes written so far.
+    len: u64,
+    /// Where its last checkpoint so far starts.
+    checkpoint: Option<u64>,
 }
 
 impl<D: Disk> Drop for FileLog<D> {
@@ -592,11 +646,19 @@ impl<D: Disk> Log for FileLog<D> {
         self.writing = intent == Intent::Write;
         let size = self.disk.size()?;
         if self.replaced || (!self.foreign && size < self.len) {
-            return match self.read(false)? {
-                Contents::Records(records) => Ok(Changes::Replaced(records)),
-                Contents::FromCheckpoint { .. } | Contents::Foreign(_) => {
-                    Ok(Changes::Appended(Vec::new()))
-                }
+            return match self.read(true)? {
+                Contents::Records(entries) => Ok(Changes::Replaced {
+                    skipped_bytes: 0,
+                    entries,
+                }),
+                Contents::FromCheckpoint {
+                    skipped_bytes,
+                    entries,
+                } => Ok(Changes::Replaced {
+                    skipped_bytes,
+                    entries,
+                }),
+                Contents::Foreign(_) => Ok(Changes::Appended(Vec::new())),
             };
         }
         if self.foreign || size == self.len {
@@ -644,26 +706,28 @@ impl<D: Disk> Log for FileLog<D> {
         self.disk.sync()
     }
 
-    fn entries(&mut self) -> Result<Vec<Vec<u8>>, LogError> {
+    /// A page is one read of `budget` bytes from `from` (a frame's offset; 0, the first),
+    /// more while it holds none: checkpoints after the first entry restate the entries
+    /// before them and are left out (at 40K entities a bulk-loaded log is 32 MB, of which
+    /// 26 are superseded checkpoints), so the file is never in memory at once.
+    fn entries(&mut self, from: u64, budget: u32) -> Result<Page, LogError> {
+        const FIRST: u64 = frame::HEADER_LEN as u64;
         if self.foreign {
-            return Ok(Vec::new());
+            return Ok(Page::default());
         }
-        // Read a window at a time: checkpoints after the first entry restate the entries
-        // before them and are left out (at 40K entities a bulk-loaded log is 32 MB, of which
-        // 26 are superseded checkpoints), so the whole file is never in memory at once.
-        let head = self.disk.read_at(0, frame::HEADER_LEN)?;
-        if let frame::End::Damaged(e) = frame::walk(&head).end {
-            return Err(self.untouched(e));
+        if from == 0 {
+            let head = self.disk.read_at(0, frame::HEADER_LEN)?;
+            if let frame::End::Damaged(e) = frame::walk(&head).end {
+                return Err(self.untouched(e));
+            }
         }
         let mut entries = Vec::new();
-        let mut at = frame::HEADER_LEN as u64;
-        while at < self.len {
-            let window = self
-                .disk
-                .read_at(at, (self.len - at).min(WINDOW) as usize)?;
+        let mut at = from.max(FIRST);
+        while entries.is_empty() && at < self.len {
+            let window = (self.disk).read_at(at, (self.len - at).min(budget.into()) as usize)?;
             let walk = frame::walk_frames(&window, at as usize);
-            for r in &walk.records {
-                if entries.is_empty() || !is_checkpoint(r) {
+            for (i, r) in walk.records.iter().enumerate() {
+                if (at == FIRST && i == 0) || !is_checkpoint(r) {
                     entries.push(r.to_vec());
                 }
             }
@@ -671,12 +735,17 @@ impl<D: Disk> Log for FileLog<D> {
                 frame::End::Damaged(e) => return Err(self.untouched(e)),
                 // A frame longer than the window.
                 frame::End::Torn(_) if walk.records.is_empty() => {
-                    self.long_entry(at, &mut entries)?
+                    let (entry, end) = self.long_entry(at, at == FIRST)?;
+                    entries.extend(entry);
+                    end
                 }
                 _ => walk.valid_len as u64,
             };
         }
-        Ok(entries)
+        Ok(Page {
+            entries,
+            next: (at < self.len).then_some(at),
+        })
     }
 
     fn read_named(&mut self, path: &str) -> Result<Vec<u8>, LogError> {
@@ -721,20 +790,23 @@ impl<D: Disk> Log for FileLog<D> {
         self.lock()
     }
 
-    fn replace(&mut self, entries: &[Vec<u8>]) -> Result<(), LogError> {
-        let bytes = frame::encode_log(entries.iter().map(Vec::as_slice));
+    /// Writes the new log into `.<memory>.<token>.tmp`, then renames it over the file.
+    fn replace_piece(
+        &mut self,
+        entries: &[Vec<u8>],
+        first: bool,
+        last: bool,
+    ) -> Result<(), LogError> {
         let tmp = format!(
             ".{}.{}.tmp",
             self.disk.name(),
             self.disk.token().replace(' ', "-")
         );
-        let result = self.install(&bytes, &tmp);
+        let result = self.write_replacement(&tmp, entries, first, last);
         if result.is_err() {
+            self.replacing = None;
             let _ = self.disk.remove(&tmp);
         }
-        result?;
-        self.len = bytes.len() as u64;
-        self.foreign = false;
-        Ok(())
+        result
     }
 }

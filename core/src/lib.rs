@@ -65,6 +65,6 @@ pub mod time;
 pub mod tools;
 pub mod verify;
 
-pub use log::{Changes, Contents, Foreign, Intent, Log, LogError, SideFile};
+pub use log::{Changes, Contents, Foreign, Intent, Log, LogError, PAGE_BYTES, Page, SideFile};
 pub use mcp::Server;
 pub use memory::{Error, Memory, OpenError};

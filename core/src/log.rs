@@ -11,11 +11,12 @@
 //!   appends and replaces nothing.
 //! - [`Log::append`] must leave either the whole entry or nothing in the log, in call order.
 //! - [`Log::sync`] is called before every reply that follows an append.
-//! - [`Log::entries`] returns every entry the log holds (the history tools read it, within a
-//!   request, after a refresh; opening reads it when a replay from the last checkpoint
-//!   cannot be used).
-//! - [`Log::replace`] swaps the whole log atomically: afterwards replay yields exactly the new
-//!   entries, and a crash leaves either the old log or the new one.
+//! - [`Log::entries`] returns the entries the log holds a page at a time (the history tools
+//!   read them, within a request, after a refresh; opening reads them when a replay from
+//!   the last checkpoint cannot be used), so no request holds the whole log.
+//! - [`Log::replace`] swaps the whole log atomically, written a piece at a time: afterwards
+//!   replay yields exactly the new entries, and a crash leaves either the old log or the new
+//!   one.
 //! - [`Log::read_named`] reads a file the user named (the `migrate` tool's `source_path`);
 //!   a host that reads no such files refuses (the default).
 //! - [`Log::save_indexes`] and [`Log::index_reader`] keep and give back the search indexes
@@ -84,8 +85,98 @@ impl From<Vec<u8>> for Foreign {
 pub enum Changes {
     /// They appended these record payloads, oldest first (often none).
     Appended(Vec<Vec<u8>>),
-    /// They replaced the whole log (a conversion or compaction); these are all its records.
-    Replaced(Vec<Vec<u8>>),
+    /// They replaced the whole log (a conversion or compaction): these are its records from
+    /// its last checkpoint on, as [`Contents::FromCheckpoint`] holds them (all of them if
+    /// `skipped_bytes` is 0).
+    Replaced {
+        /// Bytes of the entries left out.
+        skipped_bytes: u64,
+        /// The last checkpoint and the entries after it (or every entry).
+        entries: Vec<Vec<u8>>,
+    },
+}
+
+impl Changes {
+    /// The change of other writers that replaced the log with `entries` (all of it), given
+    /// from its last checkpoint on.
+    pub fn replaced(mut entries: Vec<Vec<u8>>) -> Changes {
+        let Some((at, skipped_bytes)) = last_checkpoint(&entries) else {
+            return Changes::Replaced {
+                skipped_bytes: 0,
+                entries,
+            };
+        };
+        Changes::Replaced {
+            skipped_bytes,
+            entries: entries.split_off(at),
+        }
+    }
+}
+
+/// Entries of the log read a page at a time ([`Log::entries`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Page {
+    /// Record payloads, oldest first.
+    pub entries: Vec<Vec<u8>>,
+    /// Where the next page starts (a position only the log reads), `None` after the last.
+    pub next: Option<u64>,
+}
+
+/// Bytes of record payload the core asks a page of [`Log::entries`] to hold (and a piece of
+/// [`Log::replace`] holds): what a request holds of the log at once.
+pub const PAGE_BYTES: u32 = 256 << 10;
+
+/// The page of `entries` (a log held whole, in memory) from index `from` on that
+/// [`Log::entries`] returns: entries up to `budget` bytes, at least one.
+pub fn page_of(entries: &[Vec<u8>], from: u64, budget: u32) -> Page {
+    let start = usize::try_from(from).map_or(entries.len(), |i| i.min(entries.len()));
+    let mut end = start;
+    let mut bytes = 0u64;
+    while let Some(entry) = entries.get(end) {
+        if end > start && bytes + entry.len() as u64 > u64::from(budget) {
+            break;
+        }
+        bytes += entry.len() as u64;
+        end += 1;
+    }
+    Page {
+        entries: entries[start..end].to_vec(),
+        next: (end < entries.len()).then_some(end as u64),
+    }
+}
+
+/// Every entry `log` holds, read a page at a time ([`Log::entries`]; checkpoints after the
+/// first may be left out): for a replay that cannot start from the last checkpoint.
+pub fn all_entries(log: &mut (impl Log + ?Sized)) -> Result<Vec<Vec<u8>>, LogError> {
+    let mut entries = Vec::new();
+    let mut from = Some(0);
+    while let Some(at) = from {
+        let page = log.entries(at, PAGE_BYTES)?;
+        entries.extend(page.entries);
+        from = page.next;
+    }
+    Ok(entries)
+}
+
+/// A replacing log gathered from its pieces ([`Log::replace_piece`]), by a log held whole in
+/// memory.
+#[derive(Debug, Default)]
+pub struct Pieces(Vec<Vec<u8>>);
+
+impl Pieces {
+    /// Takes a piece; returns the whole new log with the `last` one.
+    pub fn put(&mut self, entries: &[Vec<u8>], first: bool, last: bool) -> Option<Vec<Vec<u8>>> {
+        if first {
+            self.0.clear();
+        }
+        self.0.extend_from_slice(entries);
+        last.then(|| core::mem::take(&mut self.0))
+    }
+
+    /// Drops an unfinished one.
+    pub fn drop_unfinished(&mut self) {
+        self.0 = Vec::new();
+    }
 }
 
 /// Where the last checkpoint among a log's entries is, and the payload bytes of the entries
@@ -125,12 +216,30 @@ pub trait Log {
     fn append(&mut self, entry: &[u8]) -> Result<(), LogError>;
     /// Makes every appended entry durable, as the host's durability policy defines.
     fn sync(&mut self) -> Result<(), LogError>;
-    /// Every record payload the log holds now, oldest first, except that checkpoints after
-    /// the first entry may be left out (they restate the entries before them). Called only
-    /// after a refresh, within the same request, or while opening, after the replay.
-    fn entries(&mut self) -> Result<Vec<Vec<u8>>, LogError>;
-    /// Atomically replaces the whole log with these record payloads.
-    fn replace(&mut self, entries: &[Vec<u8>]) -> Result<(), LogError>;
+    /// The record payloads the log holds now, oldest first, a page at a time, except that
+    /// checkpoints after the first entry may be left out (they restate the entries before
+    /// them): from the first (`from` 0) or from where the page before ended (its `next`),
+    /// entries of about `budget` bytes (at least one, if any remain; a page may stop short
+    /// of the budget, never short of the end without a `next`). Called only after a refresh,
+    /// within the same request (positions hold within it), or while opening, after the
+    /// replay.
+    fn entries(&mut self, from: u64, budget: u32) -> Result<Page, LogError>;
+    /// Writes these record payloads as the next piece of a log that replaces the whole
+    /// log: a `first` piece begins it (dropping an unfinished one), the `last` one ends it,
+    /// and the replacement then takes the old log's place atomically (until then the old
+    /// log is the log, and reads of it go on). An `Err` drops the unfinished one. Called
+    /// within a request that writes.
+    fn replace_piece(
+        &mut self,
+        entries: &[Vec<u8>],
+        first: bool,
+        last: bool,
+    ) -> Result<(), LogError>;
+
+    /// Atomically replaces the whole log with these record payloads, in one piece.
+    fn replace(&mut self, entries: &[Vec<u8>]) -> Result<(), LogError> {
+        self.replace_piece(entries, true, true)
+    }
 
     /// The bytes of the file the user named by `path` (the `migrate` tool's `source_path`),
     /// read and nothing else. The host resolves `path` as it resolves `MEMORY_FILE_PATH`

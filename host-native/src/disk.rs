@@ -350,17 +350,22 @@ impl Disk for FsDisk {
         })
     }
 
-    fn write_new(&mut self, name: &str, bytes: &[u8]) -> Result<(), LogError> {
+    fn write_new(&mut self, name: &str, at: u64, bytes: &[u8], done: bool) -> Result<(), LogError> {
         let path = self.companion(name);
         let old = fs::metadata(&self.path).map_err(|e| err(e, "stat", &self.path))?;
         let write = || -> io::Result<()> {
             let new = open_rw(&path)?;
-            new.set_len(0)?;
-            new.write_all_at(bytes, 0)?;
-            new.set_permissions(old.permissions())?;
-            // Keeping the owner needs privileges we usually lack; the mode is what matters.
-            let _ = std::os::unix::fs::fchown(&new, Some(old.uid()), Some(old.gid()));
-            new.sync_all()
+            if at == 0 {
+                new.set_len(0)?;
+                new.set_permissions(old.permissions())?;
+                // Keeping the owner needs privileges we usually lack; the mode is what matters.
+                let _ = std::os::unix::fs::fchown(&new, Some(old.uid()), Some(old.gid()));
+            }
+            new.write_all_at(bytes, at)?;
+            match done {
+                true => new.sync_all(),
+                false => Ok(()),
+            }
         };
         write().map_err(|e| err(e, "write", &path))
     }

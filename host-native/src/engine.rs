@@ -118,7 +118,13 @@ impl log::Host for HostState {
         };
         match self.log.refresh(intent).map_err(|e| e.0)? {
             Changes::Appended(records) => Ok(log::Changes::Appended(records)),
-            Changes::Replaced(records) => Ok(log::Changes::Replaced(records)),
+            Changes::Replaced {
+                skipped_bytes,
+                entries,
+            } => Ok(log::Changes::Replaced(log::Tail {
+                skipped_bytes,
+                entries,
+            })),
         }
     }
 
@@ -130,12 +136,18 @@ impl log::Host for HostState {
         self.log.sync().map_err(|e| e.0)
     }
 
-    fn entries(&mut self) -> Result<Vec<Vec<u8>>, String> {
-        self.log.entries().map_err(|e| e.0)
+    fn entries(&mut self, from: u64, budget: u32) -> Result<log::Page, String> {
+        let page = self.log.entries(from, budget).map_err(|e| e.0)?;
+        Ok(log::Page {
+            entries: page.entries,
+            next: page.next,
+        })
     }
 
-    fn replace(&mut self, entries: Vec<Vec<u8>>) -> Result<(), String> {
-        self.log.replace(&entries).map_err(|e| e.0)
+    fn replace(&mut self, entries: Vec<Vec<u8>>, first: bool, last: bool) -> Result<(), String> {
+        self.log
+            .replace_piece(&entries, first, last)
+            .map_err(|e| e.0)
     }
 
     fn read_named(&mut self, path: String) -> Result<Vec<u8>, String> {

@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use mcp_memory_core::record::is_checkpoint;
-use mcp_memory_core::{Changes, Contents, Intent, Log, LogError};
+use mcp_memory_core::{Changes, Contents, Intent, Log, LogError, Page};
 use postgres::fallible_iterator::FallibleIterator;
 use rustls::ClientConfig;
 use tokio_postgres::Config;
@@ -316,6 +316,8 @@ pub struct PgLog {
     committed: i64,
     /// Whether the uncommitted rows hold a change (not only checkpoints).
     pending_change: bool,
+    /// Rows of the next generation written so far by a replacement under way.
+    replacing: Option<i64>,
     /// The advisory lock and a transaction are held (the writer's turn).
     locked: bool,
     /// The guest may append: the turn is held and its last refresh was for writing.
@@ -345,6 +347,7 @@ impl PgLog {
             seen: 0,
             committed: 0,
             pending_change: false,
+            replacing: None,
             locked: false,
             writing: false,
             resync: false,
@@ -528,15 +531,14 @@ impl PgLog {
         )))
     }
 
-    /// Every row of the current generation up to `upto`, oldest first; with `first_checkpoint_only`,
-    /// checkpoints other than the first row are left out.
-    fn rows(&mut self, upto: i64, first_checkpoint_only: bool) -> Result<Vec<Vec<u8>>, LogError> {
+    /// Every row of the current generation up to `upto`, oldest first.
+    fn rows(&mut self, upto: i64) -> Result<Vec<Vec<u8>>, LogError> {
         let (memory, generation) = (self.target.memory.clone(), self.generation);
         self.run("read", |c| {
             let rows = c.query(
                 "SELECT payload FROM mcp_memory_log WHERE memory = $1 AND generation = $2
-                 AND seq <= $3 AND (NOT $4 OR NOT checkpoint OR seq = 1) ORDER BY seq",
-                &[&memory, &generation, &upto, &first_checkpoint_only],
+                 AND seq <= $3 ORDER BY seq",
+                &[&memory, &generation, &upto],
             )?;
             Ok(rows.into_iter().map(|r| r.get(0)).collect())
         })
@@ -560,19 +562,53 @@ impl PgLog {
 
     fn read_everything(&mut self) -> Result<Changes, LogError> {
         let memory = self.target.memory.clone();
-        let (generation, last) = self.run("read", |c| {
+        let (generation, last, checkpoint) = self.read_extent(&memory)?;
+        self.generation = generation;
+        let (skipped_bytes, entries) = self.tail(last, checkpoint)?;
+        (self.seen, self.committed, self.resync) = (last, last, false);
+        Ok(Changes::Replaced {
+            skipped_bytes,
+            entries,
+        })
+    }
+
+    /// The memory's generation, its last row, and its last checkpoint's row (0: none).
+    fn read_extent(&mut self, memory: &str) -> Result<(i64, i64, i64), LogError> {
+        self.run("read", |c| {
             let row = c.query_one(
-                "SELECT m.generation, coalesce(max(l.seq), 0) FROM mcp_memory m
+                "SELECT m.generation, coalesce(max(l.seq), 0),
+                        coalesce(max(l.seq) FILTER (WHERE l.checkpoint), 0)
+                 FROM mcp_memory m
                  LEFT JOIN mcp_memory_log l ON l.memory = m.name AND l.generation = m.generation
                  WHERE m.name = $1 GROUP BY m.generation",
                 &[&memory],
             )?;
-            Ok((row.get::<_, i64>(0), row.get::<_, i64>(1)))
-        })?;
-        self.generation = generation;
-        let records = self.rows(last, false)?;
-        (self.seen, self.committed, self.resync) = (last, last, false);
-        Ok(Changes::Replaced(records))
+            Ok((row.get(0), row.get(1), row.get(2)))
+        })
+    }
+
+    /// The rows of the current generation up to `last` from the last checkpoint, at row
+    /// `checkpoint`, on, and the payload bytes of those before it (all rows and 0 when the
+    /// checkpoint is the first row or there is none).
+    fn tail(&mut self, last: i64, checkpoint: i64) -> Result<(u64, Vec<Vec<u8>>), LogError> {
+        if checkpoint <= 1 {
+            return Ok((0, self.rows(last)?));
+        }
+        let (memory, generation) = (self.target.memory.clone(), self.generation);
+        self.run("read", |c| {
+            let skipped = c.query_one(
+                "SELECT coalesce(sum(octet_length(payload)), 0)::bigint FROM mcp_memory_log
+                 WHERE memory = $1 AND generation = $2 AND seq < $3",
+                &[&memory, &generation, &checkpoint],
+            )?;
+            let rows = c.query(
+                "SELECT payload FROM mcp_memory_log WHERE memory = $1 AND generation = $2
+                 AND seq >= $3 AND seq <= $4 ORDER BY seq",
+                &[&memory, &generation, &checkpoint, &last],
+            )?;
+            let entries = rows.into_iter().map(|r| r.get(0)).collect();
+            Ok((skipped.get::<_, i64>(0) as u64, entries))
+        })
     }
 
     /// Makes sure the memory's row exists (a new memory starts at generation 1).
@@ -645,42 +681,15 @@ impl Log for PgLog {
     fn replay(&mut self) -> Result<Contents, LogError> {
         self.create_memory()?;
         let memory = self.target.memory.clone();
-        let (generation, last, checkpoint) = self.run("read", |c| {
-            let row = c.query_one(
-                "SELECT m.generation, coalesce(max(l.seq), 0),
-                        coalesce(max(l.seq) FILTER (WHERE l.checkpoint), 0)
-                 FROM mcp_memory m
-                 LEFT JOIN mcp_memory_log l ON l.memory = m.name AND l.generation = m.generation
-                 WHERE m.name = $1 GROUP BY m.generation",
-                &[&memory],
-            )?;
-            Ok((
-                row.get::<_, i64>(0),
-                row.get::<_, i64>(1),
-                row.get::<_, i64>(2),
-            ))
-        })?;
+        let (generation, last, checkpoint) = self.read_extent(&memory)?;
         (self.generation, self.seen, self.committed) = (generation, last, last);
-        if checkpoint <= 1 {
-            return Ok(Contents::Records(self.rows(last, false)?));
-        }
-        let (skipped_bytes, entries) = self.run("read", |c| {
-            let skipped = c.query_one(
-                "SELECT coalesce(sum(octet_length(payload)), 0)::bigint FROM mcp_memory_log
-                 WHERE memory = $1 AND generation = $2 AND seq < $3",
-                &[&memory, &generation, &checkpoint],
-            )?;
-            let rows = c.query(
-                "SELECT payload FROM mcp_memory_log WHERE memory = $1 AND generation = $2
-                 AND seq >= $3 AND seq <= $4 ORDER BY seq",
-                &[&memory, &generation, &checkpoint, &last],
-            )?;
-            let entries = rows.into_iter().map(|r| r.get(0)).collect();
-            Ok((skipped.get::<_, i64>(0), entries))
-        })?;
-        Ok(Contents::FromCheckpoint {
-            skipped_bytes: skipped_bytes as u64,
-            entries,
+        let (skipped_bytes, entries) = self.tail(last, checkpoint)?;
+        Ok(match checkpoint <= 1 {
+            true => Contents::Records(entries),
+            false => Contents::FromCheckpoint {
+                skipped_bytes,
+                entries,
+            },
         })
     }
 
@@ -801,12 +810,50 @@ impl Log for PgLog {
         }
     }
 
-    fn entries(&mut self) -> Result<Vec<Vec<u8>>, LogError> {
-        self.rows(self.seen, true)
+    /// A page is the rows after row `from` up to the last this server has seen, at most
+    /// [`PAGE_ROWS`] and about `budget` bytes; checkpoints other than the first row are
+    /// left out. Its `next` is its last row.
+    fn entries(&mut self, from: u64, budget: u32) -> Result<Page, LogError> {
+        let (memory, generation, upto) = (self.target.memory.clone(), self.generation, self.seen);
+        let (from, budget) = (i64::try_from(from).unwrap_or(i64::MAX), i64::from(budget));
+        let rows = self.run("read", |c| {
+            c.query(
+                "SELECT seq, payload FROM (
+                   SELECT seq, payload,
+                          sum(octet_length(payload)) OVER (ORDER BY seq) - octet_length(payload) AS before
+                   FROM (SELECT seq, payload FROM mcp_memory_log
+                         WHERE memory = $1 AND generation = $2 AND seq > $3 AND seq <= $4
+                         AND (NOT checkpoint OR seq = 1) ORDER BY seq LIMIT $6) AS r
+                 ) AS t WHERE before = 0 OR before < $5 ORDER BY seq",
+                &[&memory, &generation, &from, &upto, &budget, &PAGE_ROWS],
+            )
+        })?;
+        let last = rows.last().map(|r| r.get::<_, i64>(0));
+        Ok(Page {
+            entries: rows.into_iter().map(|r| r.get(1)).collect(),
+            next: last.filter(|&seq| seq < upto).map(|seq| seq as u64),
+        })
     }
 
-    fn replace(&mut self, entries: &[Vec<u8>]) -> Result<(), LogError> {
+    /// Writes the pieces as rows of the next generation in the writer's transaction; the
+    /// last one makes it the memory's generation and deletes the old rows, then commits.
+    fn replace_piece(
+        &mut self,
+        entries: &[Vec<u8>],
+        first: bool,
+        last: bool,
+    ) -> Result<(), LogError> {
         self.check_writing()?;
+        let written = match (first, self.replacing.take()) {
+            (true, _) => 0,
+            (false, Some(rows)) => rows,
+            (false, None) => {
+                return Err(LogError(format!(
+                    "{}: a piece of a new log came with no first one; nothing was written",
+                    self.target.shown
+                )));
+            }
+        };
         let (memory, generation, writer) = (
             self.target.memory.clone(),
             self.generation + 1,
@@ -815,12 +862,22 @@ impl Log for PgLog {
         let checkpoints: Vec<bool> = entries.iter().map(|e| is_checkpoint(e)).collect();
         let notify = self.notify_sql();
         let installed = self.run("replace the log in", |c| {
+            if first {
+                // Rows an unfinished replacement left (committed with a later change).
+                c.execute(
+                    "DELETE FROM mcp_memory_log WHERE memory = $1 AND generation >= $2",
+                    &[&memory, &generation],
+                )?;
+            }
             c.execute(
                 "INSERT INTO mcp_memory_log (memory, generation, seq, payload, checkpoint, writer)
-                 SELECT $1, $2, s.seq, s.payload, s.checkpoint, $3
+                 SELECT $1, $2, $6 + s.seq, s.payload, s.checkpoint, $3
                  FROM unnest($4::bytea[], $5::boolean[]) WITH ORDINALITY AS s(payload, checkpoint, seq)",
-                &[&memory, &generation, &writer, &entries, &checkpoints],
+                &[&memory, &generation, &writer, &entries, &checkpoints, &written],
             )?;
+            if !last {
+                return Ok(());
+            }
             c.execute(
                 "UPDATE mcp_memory SET generation = $2 WHERE name = $1",
                 &[&memory, &generation],
@@ -835,12 +892,19 @@ impl Log for PgLog {
             self.roll_back();
             return Err(e);
         }
-        let last = entries.len() as i64;
-        (self.generation, self.seen, self.committed) = (generation, last, last);
+        let rows = written + entries.len() as i64;
+        if !last {
+            self.replacing = Some(rows);
+            return Ok(());
+        }
+        (self.generation, self.seen, self.committed) = (generation, rows, rows);
         self.pending_change = false;
         Ok(())
     }
 }
+
+/// Most rows a page of [`Log::entries`] holds.
+const PAGE_ROWS: i64 = 1024;
 
 #[cfg(test)]
 mod tests {

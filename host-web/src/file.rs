@@ -48,7 +48,13 @@ extern "C" {
     #[wasm_bindgen(method, catch)]
     fn remove(this: &JsDisk, name: &str) -> Result<(), JsValue>;
     #[wasm_bindgen(method, catch, js_name = writeNew)]
-    fn write_new(this: &JsDisk, name: &str, bytes: &[u8]) -> Result<(), JsValue>;
+    fn write_new(
+        this: &JsDisk,
+        name: &str,
+        at: f64,
+        bytes: &[u8],
+        done: bool,
+    ) -> Result<(), JsValue>;
     #[wasm_bindgen(method, catch, js_name = writePart)]
     fn write_part(this: &JsDisk, name: &str, offset: f64, bytes: &[u8]) -> Result<(), JsValue>;
     #[wasm_bindgen(method, catch, js_name = readPart)]
@@ -139,8 +145,8 @@ impl Disk for JsFile {
     fn remove(&mut self, name: &str) -> Result<(), LogError> {
         self.js.remove(name).map_err(log_error)
     }
-    fn write_new(&mut self, name: &str, bytes: &[u8]) -> Result<(), LogError> {
-        self.js.write_new(name, bytes).map_err(log_error)
+    fn write_new(&mut self, name: &str, at: u64, bytes: &[u8], done: bool) -> Result<(), LogError> {
+        (self.js.write_new(name, at as f64, bytes, done)).map_err(log_error)
     }
     fn write_part(&mut self, name: &str, offset: u64, bytes: &[u8]) -> Result<(), LogError> {
         (self.js.write_part(name, offset as f64, bytes)).map_err(log_error)

@@ -7,7 +7,8 @@
 //! it — in one store transaction, before the reply is released. Record bytes are the core's:
 //! the store keeps each record payload as one value.
 
-use mcp_memory_core::{Changes, Contents, Intent, Log, LogError, Server};
+use mcp_memory_core::log::{Pieces, page_of};
+use mcp_memory_core::{Changes, Contents, Intent, Log, LogError, Page, Server};
 use wasm_bindgen::prelude::*;
 
 use crate::{js_error, lines, memory_error, now};
@@ -26,6 +27,8 @@ struct QueueLog {
     /// Every record the log holds as this memory has seen it (the history tools read it;
     /// the store cannot be read synchronously).
     held: Vec<Vec<u8>>,
+    /// A replacement being written.
+    pieces: Pieces,
 }
 
 impl Log for QueueLog {
@@ -40,7 +43,7 @@ impl Log for QueueLog {
             .unwrap_or(Changes::Appended(Vec::new()));
         match &changes {
             Changes::Appended(records) => self.held.extend_from_slice(records),
-            Changes::Replaced(records) => self.held.clone_from(records),
+            Changes::Replaced { entries, .. } => self.held.clone_from(entries),
         }
         Ok(changes)
     }
@@ -49,17 +52,24 @@ impl Log for QueueLog {
         self.held.push(entry.to_vec());
         Ok(())
     }
-    fn entries(&mut self) -> Result<Vec<Vec<u8>>, LogError> {
-        Ok(self.held.clone())
+    fn entries(&mut self, from: u64, budget: u32) -> Result<Page, LogError> {
+        Ok(page_of(&self.held, from, budget))
     }
     /// Durability is the caller's: the reply waits for the store transaction.
     fn sync(&mut self) -> Result<(), LogError> {
         Ok(())
     }
-    fn replace(&mut self, entries: &[Vec<u8>]) -> Result<(), LogError> {
-        self.replacement = Some(entries.to_vec());
-        self.held = entries.to_vec();
-        self.appended.clear();
+    fn replace_piece(
+        &mut self,
+        entries: &[Vec<u8>],
+        first: bool,
+        last: bool,
+    ) -> Result<(), LogError> {
+        if let Some(whole) = self.pieces.put(entries, first, last) {
+            self.held.clone_from(&whole);
+            self.replacement = Some(whole);
+            self.appended.clear();
+        }
         Ok(())
     }
     /// A page has no file system: every path is refused.
@@ -137,7 +147,11 @@ impl QueueMemory {
     pub fn deliver(&mut self, records: Vec<js_sys::Uint8Array>, replaced: bool) {
         let records = payloads(records);
         self.server.memory_mut().log_mut().delivered = Some(if replaced {
-            Changes::Replaced(records)
+            // Whole: `held` keeps every record for the history tools.
+            Changes::Replaced {
+                skipped_bytes: 0,
+                entries: records,
+            }
         } else {
             Changes::Appended(records)
         });

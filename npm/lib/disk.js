@@ -210,20 +210,27 @@ export class NodeDisk {
     unless('ENOENT', undefined, () => fs.unlinkSync(this.companion(name)));
   }
 
-  writeNew(name, bytes) {
+  /**
+   * Writes `bytes` at `at` of the new companion `name`: at 0 it is created (or emptied)
+   * first, with the memory file's mode (and owner, where allowed); with `done` it is then
+   * made durable.
+   */
+  writeNew(name, at, bytes, done) {
     const old = fs.fstatSync(this.fd);
     const mode = old.mode & 0o7777;
-    const fd = fs.openSync(this.companion(name), 'w', mode);
+    const fd = fs.openSync(this.companion(name), at === 0 ? 'w' : 'r+', mode);
     try {
-      let done = 0;
-      while (done < bytes.length) done += fs.writeSync(fd, bytes, done);
-      fs.fchmodSync(fd, mode); // the umask may have narrowed it
-      try {
-        fs.fchownSync(fd, old.uid, old.gid);
-      } catch {
-        // Keeping the owner needs privileges we usually lack; the mode is what matters.
+      let n = 0;
+      while (n < bytes.length) n += fs.writeSync(fd, bytes, n, bytes.length - n, at + n);
+      if (at === 0) {
+        fs.fchmodSync(fd, mode); // the umask may have narrowed it
+        try {
+          fs.fchownSync(fd, old.uid, old.gid);
+        } catch {
+          // Keeping the owner needs privileges we usually lack; the mode is what matters.
+        }
       }
-      fs.fsyncSync(fd);
+      if (done) fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
     }

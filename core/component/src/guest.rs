@@ -7,7 +7,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::cell::RefCell;
 
-use mcp_memory_core::{Changes, Contents, Foreign, Intent, Log, LogError, Server, SideFile};
+use mcp_memory_core::{Changes, Contents, Foreign, Intent, Log, LogError, Page, Server, SideFile};
 
 wit_bindgen::generate!({
     world: "memory-server",
@@ -52,7 +52,10 @@ impl Log for HostLog {
         };
         match log::refresh(intent).map_err(LogError)? {
             log::Changes::Appended(records) => Ok(Changes::Appended(records)),
-            log::Changes::Replaced(records) => Ok(Changes::Replaced(records)),
+            log::Changes::Replaced(tail) => Ok(Changes::Replaced {
+                skipped_bytes: tail.skipped_bytes,
+                entries: tail.entries,
+            }),
         }
     }
 
@@ -64,12 +67,21 @@ impl Log for HostLog {
         log::sync().map_err(LogError)
     }
 
-    fn entries(&mut self) -> Result<Vec<Vec<u8>>, LogError> {
-        log::entries().map_err(LogError)
+    fn entries(&mut self, from: u64, budget: u32) -> Result<Page, LogError> {
+        let page = log::entries(from, budget).map_err(LogError)?;
+        Ok(Page {
+            entries: page.entries,
+            next: page.next,
+        })
     }
 
-    fn replace(&mut self, entries: &[Vec<u8>]) -> Result<(), LogError> {
-        log::replace(entries).map_err(LogError)
+    fn replace_piece(
+        &mut self,
+        entries: &[Vec<u8>],
+        first: bool,
+        last: bool,
+    ) -> Result<(), LogError> {
+        log::replace(entries, first, last).map_err(LogError)
     }
 
     fn read_named(&mut self, path: &str) -> Result<Vec<u8>, LogError> {

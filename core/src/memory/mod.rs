@@ -20,11 +20,11 @@ use crate::embed::Table;
 use crate::graph::{Graph, Observer, Replayed};
 use crate::index::saved::{self, Checkpoint, Saved, touched::Touched};
 use crate::index::{Indexes, TableSource, WARM_BYTES};
-use crate::log::{Changes, Contents, Foreign, Intent, Log, LogError, SideFile};
+use crate::log::{self, Changes, Contents, Foreign, Intent, Log, LogError, SideFile};
 use crate::model::{Millis, Provenance};
 use crate::record::{Agent, DecodeError, Op, Record, Stamp, is_checkpoint};
 use crate::{frame, jsonl, seedlog, sidefiles};
-use history::{ChangeId, Journal, Refused};
+use history::{ChangeId, Compaction, Journal, Refused};
 
 /// Why a memory could not be opened.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -386,45 +386,17 @@ impl<L: Log> Memory<L> {
 
     /// Replays `log` (see [`Memory::open`]).
     fn load(log: &mut L) -> Result<(Loaded, Vec<String>), OpenError> {
-        let mut graph = Graph::default();
         let mut warnings = Vec::new();
-        let mut unavailable = None;
-        let mut records = Vec::new();
-        let mut skipped_bytes = 0;
-        let mut start = None;
-        match log.replay().map_err(OpenError::Log)? {
-            Contents::Records(read) => {
-                (graph, start) = replay_from_checkpoint(&read, &mut warnings)?;
-                records = read;
-            }
+        let loaded = match log.replay().map_err(OpenError::Log)? {
+            Contents::Records(records) => Self::loaded(log, 0, records, &mut warnings)?,
             Contents::FromCheckpoint {
-                skipped_bytes: skipped,
+                skipped_bytes,
                 entries,
-            } => {
-                let mut touched = Touched::default();
-                match Graph::replay_observed(&entries, &mut touched) {
-                    Ok(replayed) if replayed.unread_checkpoint.is_none() => {
-                        start = started(&entries, replayed.checkpoint, touched);
-                        graph = replayed.graph;
-                        records = entries;
-                        skipped_bytes = skipped;
-                    }
-                    // The checkpoint cannot be read: the entries before it build the state. Said
-                    // here, once: `entries` may leave the checkpoint out, so replaying them may
-                    // not meet it.
-                    failed => {
-                        records = log.entries().map_err(OpenError::Log)?;
-                        graph = replay(&records, &mut Vec::new())?;
-                        if let Err((0, error)) = failed {
-                            warnings.push(unread_checkpoint("the last checkpoint", &error));
-                        }
-                    }
-                }
-            }
+            } => Self::loaded(log, skipped_bytes, entries, &mut warnings)?,
             Contents::Foreign(file) => match convert(log, &file) {
                 Ok(converted) => {
-                    graph = replay(&converted.records, &mut warnings)?;
-                    records = converted.records;
+                    let records = converted.records;
+                    let graph = replay(&records, &mut warnings)?;
                     warnings.extend(converted.warnings);
                     warnings.push(format!(
                         "converted {} ({} entities, {} relations) to the mcp-memory log format",
@@ -432,28 +404,72 @@ impl<L: Log> Memory<L> {
                         graph.entity_count(),
                         graph.relation_count()
                     ));
+                    let (checkpoint_bytes, tail_bytes) = checkpoint_and_tail(&records);
+                    Loaded {
+                        graph,
+                        log_bytes: payload_bytes(&records),
+                        checkpoint_bytes,
+                        tail_bytes,
+                        folded: !holds_a_change(&records),
+                        ..Loaded::default()
+                    }
                 }
                 Err(reason) => {
                     let reason = format!(
                         "The memory file is not a memory log or a memory file this version converts (a reference or Memory MCP JSONL file, a Rust mcp-memory 1.x/2.0 log): {reason}. It was left untouched; fix or move it and restart."
                     );
                     warnings.push(reason.clone());
-                    unavailable = Some(reason);
+                    Loaded {
+                        unavailable: Some(reason),
+                        ..Loaded::default()
+                    }
                 }
             },
-        }
-        let log_bytes = skipped_bytes + payload_bytes(&records);
+        };
+        Ok((loaded, warnings))
+    }
+
+    /// The state of a log whose entries from its last checkpoint on are `entries`, after
+    /// `skipped_bytes` of entries left out (`0`: `entries` are all of them).
+    fn loaded(
+        log: &mut L,
+        skipped_bytes: u64,
+        entries: Vec<Vec<u8>>,
+        warnings: &mut Vec<String>,
+    ) -> Result<Loaded, OpenError> {
+        let (graph, start, records, skipped_bytes) = if skipped_bytes == 0 {
+            let (graph, start) = replay_from_checkpoint(&entries, warnings)?;
+            (graph, start, entries, 0)
+        } else {
+            let mut touched = Touched::default();
+            match Graph::replay_observed(&entries, &mut touched) {
+                Ok(replayed) if replayed.unread_checkpoint.is_none() => {
+                    let start = started(&entries, replayed.checkpoint, touched);
+                    (replayed.graph, start, entries, skipped_bytes)
+                }
+                // The checkpoint cannot be read: the entries before it build the state. Said
+                // here, once: `entries` may leave the checkpoint out, so replaying them may
+                // not meet it.
+                failed => {
+                    let records = log::all_entries(log).map_err(OpenError::Log)?;
+                    let graph = replay(&records, &mut Vec::new())?;
+                    if let Err((0, error)) = failed {
+                        warnings.push(unread_checkpoint("the last checkpoint", &error));
+                    }
+                    (graph, None, records, 0)
+                }
+            }
+        };
         let (checkpoint_bytes, tail_bytes) = checkpoint_and_tail(&records);
-        let loaded = Loaded {
+        Ok(Loaded {
             graph,
-            unavailable,
-            log_bytes,
+            unavailable: None,
+            log_bytes: skipped_bytes + payload_bytes(&records),
             checkpoint_bytes,
             tail_bytes,
             folded: skipped_bytes == 0 && !holds_a_change(&records),
             start,
-        };
-        Ok((loaded, warnings))
+        })
     }
 
     /// Brings the graph up to date with what other writers logged since this memory last
@@ -472,7 +488,7 @@ impl<L: Log> Memory<L> {
             Changes::Appended(_) if self.unavailable.is_some() => return Ok(false),
             // Appended to an empty log, the records are the whole log, read as a restart
             // reads it: a first entry that is a checkpoint is the state.
-            Changes::Appended(records) if self.log_bytes == 0 => self.reread(&records),
+            Changes::Appended(records) if self.log_bytes == 0 => self.reread(0, records),
             // A checkpoint restates what this memory has applied: it is skipped.
             Changes::Appended(records) => records
                 .iter()
@@ -487,7 +503,10 @@ impl<L: Log> Memory<L> {
                     }
                 })
                 .map_err(|e| e.to_string()),
-            Changes::Replaced(records) => self.reread(&records),
+            Changes::Replaced {
+                skipped_bytes,
+                entries,
+            } => self.reread(skipped_bytes, entries),
         };
         match result {
             Ok(()) => {
@@ -502,13 +521,15 @@ impl<L: Log> Memory<L> {
         }
     }
 
-    /// Rebuilds the graph from these records, the whole log.
-    fn reread(&mut self, records: &[Vec<u8>]) -> Result<(), String> {
-        let (graph, start) =
-            replay_from_checkpoint(records, &mut Vec::new()).map_err(|e| e.to_string())?;
-        self.graph = graph;
-        self.start_indexes(start);
-        self.measured(records);
+    /// Rebuilds the graph from the log's entries from its last checkpoint on, `entries`,
+    /// after `skipped_bytes` of entries left out (`0`: the whole log).
+    fn reread(&mut self, skipped_bytes: u64, entries: Vec<Vec<u8>>) -> Result<(), String> {
+        let loaded = Self::loaded(&mut self.log, skipped_bytes, entries, &mut Vec::new())
+            .map_err(|e| e.to_string())?;
+        self.graph = loaded.graph;
+        self.start_indexes(loaded.start);
+        let (checkpoint, tail) = (loaded.checkpoint_bytes, loaded.tail_bytes);
+        self.measured_parts(loaded.log_bytes, checkpoint, tail, loaded.folded);
         Ok(())
     }
 
@@ -579,38 +600,45 @@ impl<L: Log> Memory<L> {
     }
 
     /// The log's entries as they stand, after catching up with other writers (for a
-    /// request that goes on to do `intent`): the history tools' source; an error if the log
-    /// cannot be read or the memory is unavailable.
-    pub fn journal(&mut self, intent: Intent) -> Result<Journal, Error> {
+    /// request that goes on to do `intent`), read forward: the history tools' source; an
+    /// error if the log cannot be read or the memory is unavailable.
+    pub fn journal(&mut self, intent: Intent) -> Result<Journal<'_>, Error> {
         self.current(intent)?;
-        self.read_journal()
-    }
-
-    /// The log's entries as this memory last saw them (the caller caught up).
-    fn read_journal(&mut self) -> Result<Journal, Error> {
-        let entries = self.log.entries().map_err(Error::log(LogOp::Refresh))?;
-        Ok(Journal::new(entries, self.graph.agents()))
+        Ok(Journal::new(&mut self.log, self.graph.agents()))
     }
 
     /// Rewrites the log as the graph as it stood at the history horizon
     /// ([`Memory::set_history`]) followed by the changes made since (older history and
-    /// deleted strings leave the log), atomically through [`Log::replace`]. Returns the
-    /// number of records the log now holds; on failure the log is as it was.
+    /// deleted strings leave the log), atomically through [`Log::replace_piece`]. Returns
+    /// the number of records the log now holds; on failure the log is as it was.
     pub fn compact(&mut self) -> Result<usize, Error> {
-        let records = self.compacted()?;
-        self.install_compacted(&records)?;
-        Ok(records.len())
+        let compaction = self.compaction()?;
+        self.install_compaction(&compaction)?;
+        Ok(compaction.records())
     }
 
-    /// The log as [`Memory::compact`] writes it. When no history is kept (none asked for,
-    /// or no change carries a time) that is the graph's snapshot, and the log is not read.
-    fn compacted(&mut self) -> Result<Vec<Vec<u8>>, Error> {
+    /// What [`Memory::compact`] writes. When no history is kept (none asked for, or no
+    /// change carries a time) that is the graph's checkpoint, and the log is not read.
+    fn compaction(&mut self) -> Result<Compaction, Error> {
         let keep = self.history;
         let current = self.current(Intent::Write)?;
         if keep == 0 || current.last_at() == 0 {
-            return Ok(vec![current.checkpoint()]);
+            return Ok(Compaction::of(current));
         }
-        self.read_journal()?.compacted(keep, &self.graph)
+        Journal::new(&mut self.log, self.graph.agents()).compaction(keep, &self.graph)
+    }
+
+    /// Writes `compaction` as the log, and saves the indexes with its last checkpoint if
+    /// that restates the graph as it stands (the log's last record).
+    fn install_compaction(&mut self, compaction: &Compaction) -> Result<(), Error> {
+        Journal::new(&mut self.log, self.graph.agents()).write(compaction)?;
+        let (checkpoint, tail) = compaction.checkpoint_and_tail();
+        let checkpoint_bytes = checkpoint.map_or(0, |c| c.len() as u64);
+        let folded = !compaction.holds_a_change();
+        self.measured_parts(compaction.bytes(), checkpoint_bytes, tail, folded);
+        self.checkpoint = checkpoint.map(Checkpoint::of);
+        self.save_indexes(compaction.ends_with_checkpoint());
+        Ok(())
     }
 
     /// Undoes change `id` ([`Journal::undo`]): logs, at `at` by `by`, the change that puts
@@ -621,7 +649,9 @@ impl<L: Log> Memory<L> {
         at: Millis,
         by: &Provenance<'_>,
     ) -> Result<Result<(), Refused>, Error> {
-        match self.journal(Intent::Write)?.undo(id, &self.graph)? {
+        self.current(Intent::Write)?;
+        let undone = Journal::new(&mut self.log, self.graph.agents()).undo(id, &self.graph)?;
+        match undone {
             Ok(bytes) => self.commit(Change(Some(bytes)), at, by).map(Ok),
             Err(refused) => Ok(Err(refused)),
         }
@@ -640,7 +670,8 @@ impl<L: Log> Memory<L> {
     ) -> Result<Forgotten, Error> {
         self.commit(change, at, by)?;
         let records = vec![self.current(Intent::Write)?.checkpoint()];
-        self.install_compacted(&records)?;
+        self.install(&records)?;
+        self.save_indexes(true);
         let remaining = names
             .iter()
             .filter(|n| !n.is_empty())
@@ -689,14 +720,6 @@ impl<L: Log> Memory<L> {
         self.measured(records);
         let last = records.iter().rev().find(|r| is_checkpoint(r));
         self.checkpoint = last.map(|r| Checkpoint::of(r));
-        Ok(())
-    }
-
-    /// Replaces the log with `records`, the graph's log compacted, and saves the indexes
-    /// with its last checkpoint if that restates the graph as it stands (the last record).
-    fn install_compacted(&mut self, records: &[Vec<u8>]) -> Result<(), Error> {
-        self.install(records)?;
-        self.save_indexes(records.last().is_some_and(|r| is_checkpoint(r)));
         Ok(())
     }
 
@@ -750,11 +773,26 @@ impl<L: Log> Memory<L> {
     /// Takes `records`, the whole log just read or written, as the log's measure: all of
     /// it live (a log just compacted, or another writer's), the next look at twice its size.
     fn measured(&mut self, records: &[Vec<u8>]) {
-        self.log_bytes = payload_bytes(records);
-        self.compact_at = AUTO_COMPACT_MIN_BYTES.max(2 * self.log_bytes);
-        (self.live_estimate, self.estimated_at) = (self.log_bytes, self.graph.last_at());
-        (self.checkpoint_bytes, self.tail_bytes) = checkpoint_and_tail(records);
-        self.folded = !holds_a_change(records);
+        let (checkpoint_bytes, tail_bytes) = checkpoint_and_tail(records);
+        let folded = !holds_a_change(records);
+        self.measured_parts(payload_bytes(records), checkpoint_bytes, tail_bytes, folded);
+    }
+
+    /// [`Memory::measured`] of a log of `log_bytes` whose last checkpoint holds
+    /// `checkpoint_bytes` and the changes after it `tail_bytes`; `folded`: it holds no
+    /// change.
+    fn measured_parts(
+        &mut self,
+        log_bytes: u64,
+        checkpoint_bytes: u64,
+        tail_bytes: u64,
+        folded: bool,
+    ) {
+        self.log_bytes = log_bytes;
+        self.compact_at = AUTO_COMPACT_MIN_BYTES.max(2 * log_bytes);
+        (self.live_estimate, self.estimated_at) = (log_bytes, self.graph.last_at());
+        (self.checkpoint_bytes, self.tail_bytes) = (checkpoint_bytes, tail_bytes);
+        self.folded = folded;
     }
 
     /// Counts an entry appended to the log: its bytes to the log's; a change adds to the
@@ -783,15 +821,15 @@ impl<L: Log> Memory<L> {
         if self.log_bytes < self.compact_at || self.live_by_estimate() {
             return;
         }
-        let Ok(records) = self.compacted() else {
+        let Ok(compaction) = self.compaction() else {
             self.compact_at = 2 * self.log_bytes;
             return;
         };
-        let live = payload_bytes(&records);
+        let live = compaction.bytes();
         if self.log_bytes < 2 * live {
             self.compact_at = AUTO_COMPACT_MIN_BYTES.max(2 * live);
             (self.live_estimate, self.estimated_at) = (live, self.graph.last_at());
-        } else if self.install_compacted(&records).is_err() {
+        } else if self.install_compaction(&compaction).is_err() {
             self.compact_at = 2 * self.log_bytes;
         }
     }

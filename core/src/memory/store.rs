@@ -34,7 +34,7 @@ pub trait Store {
         names: &[&str],
     ) -> Result<Forgotten, Error>;
     /// [`Memory::journal`].
-    fn journal(&mut self, intent: Intent) -> Result<Journal, Error>;
+    fn journal(&mut self, intent: Intent) -> Result<Journal<'_>, Error>;
     /// [`Memory::undo`].
     fn undo(
         &mut self,
@@ -75,7 +75,7 @@ impl<L: Log> Store for Memory<L> {
     ) -> Result<Forgotten, Error> {
         Memory::forget(self, change, at, by, names)
     }
-    fn journal(&mut self, intent: Intent) -> Result<Journal, Error> {
+    fn journal(&mut self, intent: Intent) -> Result<Journal<'_>, Error> {
         Memory::journal(self, intent)
     }
     fn undo(

@@ -7,7 +7,7 @@ use alloc::vec::Vec;
 use core::cell::RefCell;
 
 use crate::frame;
-use crate::log::{Changes, Contents, Intent, Log, LogError};
+use crate::log::{Changes, Contents, Intent, Log, LogError, Page, Pieces, page_of};
 
 /// A deterministic random number generator for crash simulation.
 #[derive(Clone, Debug)]
@@ -55,6 +55,8 @@ pub struct CrashState {
     pub syncs: usize,
     /// Records handed out by `replay`, taken once.
     pub replay: Option<Vec<Vec<u8>>>,
+    /// A replacement under way.
+    pub pieces: Pieces,
 }
 
 /// A [`Log`] kept as the bytes of a log file, in the spirit of redb's crash tests: it knows
@@ -102,8 +104,9 @@ impl CrashLog {
             bytes: kept,
             frame_ends,
             sync_is_durable: true,
-            syncs: 0,
             replay: Some(records),
+            pieces: Pieces::default(),
+            syncs: 0,
         })))
     }
 
@@ -212,15 +215,24 @@ impl Log for CrashLog {
         Ok(())
     }
 
-    fn entries(&mut self) -> Result<Vec<Vec<u8>>, LogError> {
+    fn entries(&mut self, from: u64, budget: u32) -> Result<Page, LogError> {
         let s = self.0.borrow();
         let scan = frame::scan(&s.bytes).map_err(|e| LogError(alloc::format!("{e}")))?;
-        Ok(scan.records.iter().map(|r| r.to_vec()).collect())
+        let records: Vec<Vec<u8>> = scan.records.iter().map(|r| r.to_vec()).collect();
+        Ok(page_of(&records, from, budget))
     }
 
-    fn replace(&mut self, entries: &[Vec<u8>]) -> Result<(), LogError> {
-        let mut s = self.0.borrow_mut();
-        s.bytes = frame::encode_log(entries.iter().map(Vec::as_slice));
+    fn replace_piece(
+        &mut self,
+        entries: &[Vec<u8>],
+        first: bool,
+        last: bool,
+    ) -> Result<(), LogError> {
+        let s = &mut *self.0.borrow_mut();
+        let Some(whole) = s.pieces.put(entries, first, last) else {
+            return Ok(());
+        };
+        s.bytes = frame::encode_log(whole.iter().map(Vec::as_slice));
         s.durable = s.bytes.len();
         s.frame_ends = frame_ends(&s.bytes);
         Ok(())

@@ -366,9 +366,12 @@ impl Disk for MemDisk {
         Ok(())
     }
 
-    fn write_new(&mut self, name: &str, bytes: &[u8]) -> Result<(), LogError> {
-        self.dir.put(name, bytes);
-        Ok(())
+    fn write_new(&mut self, name: &str, at: u64, bytes: &[u8], _: bool) -> Result<(), LogError> {
+        if at == 0 {
+            self.dir.put(name, bytes);
+            return Ok(());
+        }
+        self.write_part(name, at, bytes)
     }
 
     fn write_part(&mut self, name: &str, offset: u64, bytes: &[u8]) -> Result<(), LogError> {

@@ -8,7 +8,9 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::cell::RefCell;
 
-use crate::log::{Changes, Contents, IndexReader, Intent, Log, LogError, last_checkpoint};
+use crate::log::{
+    Changes, Contents, IndexReader, Intent, Log, LogError, Page, Pieces, last_checkpoint, page_of,
+};
 
 /// What a [`MemLog`] holds and how it has been used. Shared by the log a memory owns and the
 /// clones the test keeps.
@@ -25,8 +27,13 @@ pub struct MemState {
     pub replays: usize,
     /// Calls of `refresh`.
     pub refreshes: usize,
-    /// Calls of `entries` (reads of the whole log).
+    /// Reads of the log through `entries` (calls from its first entry on).
     pub entries_reads: usize,
+    /// Payload bytes of the largest page `entries` returned, and of the largest piece
+    /// `replace_piece` took.
+    pub largest: (u64, u64),
+    /// A replacement under way.
+    pub pieces: Pieces,
     /// The last refresh was for reading ([`Intent::Read`]): the owner must not append or
     /// replace before its next refresh.
     pub reading: bool,
@@ -140,6 +147,8 @@ impl MemLog {
             replays: 0,
             refreshes: 0,
             entries_reads: 0,
+            largest: (0, 0),
+            pieces: Pieces::default(),
             reading: false,
             appends: 0,
             syncs: 0,
@@ -203,9 +212,15 @@ impl MemLog {
         self.0.borrow().refreshes
     }
 
-    /// Calls of `entries` (reads of the whole log) so far.
+    /// Reads of the log through `entries` so far (calls from its first entry on).
     pub fn entries_reads(&self) -> usize {
         self.0.borrow().entries_reads
+    }
+
+    /// Payload bytes of the largest page of entries read so far, and of the largest piece
+    /// of a replacement written.
+    pub fn largest_page_and_piece(&self) -> (u64, u64) {
+        self.0.borrow().largest
     }
 
     /// Makes the next append fail with `message` (and store nothing).
@@ -244,7 +259,7 @@ impl MemLog {
             Contents::Foreign(_) => return,
         }
         match &mut s.others {
-            Some(Changes::Appended(r) | Changes::Replaced(r)) => r.push(entry),
+            Some(Changes::Appended(r) | Changes::Replaced { entries: r, .. }) => r.push(entry),
             None => s.others = Some(Changes::Appended(vec![entry])),
         }
     }
@@ -253,7 +268,7 @@ impl MemLog {
     pub fn replace_as_other_writer(&self, entries: Vec<Vec<u8>>) {
         let mut s = self.0.borrow_mut();
         s.contents = Contents::Records(entries.clone());
-        s.others = Some(Changes::Replaced(entries));
+        s.others = Some(Changes::replaced(entries));
     }
 
     /// Puts a file [`Log::read_named`] reads at `path` (replacing one there).
@@ -353,22 +368,39 @@ impl Log for MemLog {
         Ok(())
     }
 
-    fn entries(&mut self) -> Result<Vec<Vec<u8>>, LogError> {
-        self.0.borrow_mut().entries_reads += 1;
-        match &self.0.borrow().contents {
-            Contents::Records(r) | Contents::FromCheckpoint { entries: r, .. } => Ok(r.clone()),
-            Contents::Foreign(_) => Ok(Vec::new()),
-        }
+    fn entries(&mut self, from: u64, budget: u32) -> Result<Page, LogError> {
+        let s = &mut *self.0.borrow_mut();
+        s.entries_reads += usize::from(from == 0);
+        let page = match &s.contents {
+            Contents::Records(r) | Contents::FromCheckpoint { entries: r, .. } => {
+                page_of(r, from, budget)
+            }
+            Contents::Foreign(_) => Page::default(),
+        };
+        let bytes = page.entries.iter().map(|e| e.len() as u64).sum();
+        s.largest.0 = s.largest.0.max(bytes);
+        Ok(page)
     }
 
-    fn replace(&mut self, entries: &[Vec<u8>]) -> Result<(), LogError> {
-        let mut s = self.0.borrow_mut();
+    fn replace_piece(
+        &mut self,
+        entries: &[Vec<u8>],
+        first: bool,
+        last: bool,
+    ) -> Result<(), LogError> {
+        let s = &mut *self.0.borrow_mut();
         assert!(!s.reading, "replace after a refresh for reading");
         if let Some(e) = s.fail_replace.take() {
+            s.pieces.drop_unfinished();
             return Err(LogError(e));
         }
-        s.contents = Contents::Records(entries.to_vec());
-        s.synced_records = entries.len();
+        let bytes = entries.iter().map(|e| e.len() as u64).sum();
+        s.largest.1 = s.largest.1.max(bytes);
+        let Some(whole) = s.pieces.put(entries, first, last) else {
+            return Ok(());
+        };
+        s.synced_records = whole.len();
+        s.contents = Contents::Records(whole);
         s.replaces += 1;
         Ok(())
     }

@@ -166,7 +166,7 @@ fn as_of(
 ) -> String {
     let past = memory
         .journal(Intent::Read)
-        .and_then(|journal| journal.as_of(at));
+        .and_then(|mut journal| journal.as_of(at));
     let graph = match past {
         Ok(Ok(graph)) => graph,
         Ok(Err(start)) => {

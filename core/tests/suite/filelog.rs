@@ -5,6 +5,7 @@
 
 use mcp_memory_core::filelog::{Disk, FileLog, LOCK_WAIT_MS, OWNERLESS_LOCK_MS, STALE_LOCK_MS};
 use mcp_memory_core::frame;
+use mcp_memory_core::log::all_entries;
 use mcp_memory_core::record::CHECKPOINT;
 use mcp_memory_core::testing::{MemDir, MemDisk, Op, frame_offset};
 use mcp_memory_core::{Changes, Contents, Intent, Log};
@@ -27,7 +28,7 @@ fn records(contents: Contents) -> Vec<Vec<u8>> {
 fn appended(changes: Changes) -> Vec<Vec<u8>> {
     match changes {
         Changes::Appended(r) => r,
-        Changes::Replaced(_) => panic!("expected appended records"),
+        Changes::Replaced { .. } => panic!("expected appended records"),
     }
 }
 
@@ -185,7 +186,9 @@ fn a_file_replaced_by_another_process_is_read_again_whole() {
     });
     assert!(dir.file("memory.jsonl.bak").is_some(), "original kept");
     locked(&mut b, |b| match b.refresh(Intent::Write).unwrap() {
-        Changes::Replaced(r) => assert_eq!(r, [b"converted".to_vec(), b"after".to_vec()]),
+        Changes::Replaced { entries, .. } => {
+            assert_eq!(entries, [b"converted".to_vec(), b"after".to_vec()])
+        }
         Changes::Appended(r) => panic!("expected the new file, got {r:?}"),
     });
     locked(&mut b, |b| b.append(b"from b").unwrap());
@@ -310,7 +313,7 @@ fn a_reader_sees_a_replaced_file_whole() {
     locked(&mut b, |b| b.replay().unwrap());
     locked(&mut a, |a| a.replace(&[b"new".to_vec()]).unwrap());
     match b.refresh(Intent::Read).unwrap() {
-        Changes::Replaced(r) => assert_eq!(r, [b"new".to_vec()]),
+        Changes::Replaced { entries, .. } => assert_eq!(entries, [b"new".to_vec()]),
         Changes::Appended(r) => panic!("expected the new file, got {r:?}"),
     }
     b.unlock();
@@ -445,7 +448,7 @@ fn opening_reads_from_the_last_checkpoint_and_entries_has_the_rest() {
         assert_eq!(entries, written[3..]);
         // Every entry, but the checkpoints that restate the entries before them.
         let changes = [&written[0], &written[2], &written[4]].map(Clone::clone);
-        assert_eq!(b.entries().unwrap(), changes);
+        assert_eq!(all_entries(b).unwrap(), changes);
     });
     // A log whose first entry is its last checkpoint is given whole.
     let dir = MemDir::new();
@@ -459,7 +462,7 @@ fn opening_reads_from_the_last_checkpoint_and_entries_has_the_rest() {
     let read = locked(&mut d, |d| d.replay().unwrap());
     assert_eq!(records(read), [checkpoint(1), b"two".to_vec()]);
     // ... and entries keeps a first checkpoint: it is the state the others change.
-    let all = locked(&mut d, |d| d.entries().unwrap());
+    let all = locked(&mut d, |d| all_entries(d).unwrap());
     assert_eq!(all, [checkpoint(1), b"two".to_vec()]);
 }
 
@@ -497,7 +500,7 @@ fn the_header_names_the_last_checkpoint_and_opening_reads_nothing_before_it() {
             panic!("entries precede the last checkpoint")
         };
         assert_eq!(read, entries[3..]);
-        let error = b.entries().unwrap_err();
+        let error = all_entries(b).unwrap_err();
         assert!(error.0.contains("checksum mismatch"), "{error:?}");
     });
 }
@@ -603,7 +606,7 @@ fn entries_leave_out_long_superseded_checkpoints_but_check_them() {
         let dir = MemDir::with_file(NAME, bytes);
         let mut log = process(&dir, 1);
         log.replay().expect("opens from the last checkpoint");
-        log.entries()
+        all_entries(&mut log)
     };
     let expected = [first, b"between".to_vec(), record, b"last".to_vec()];
     assert_eq!(entries_of(&bytes).expect("reads"), expected);
@@ -612,4 +615,84 @@ fn entries_leave_out_long_superseded_checkpoints_but_check_them() {
     damaged[inside] ^= 1;
     let err = entries_of(&damaged).expect_err("damage is reported");
     assert!(err.0.contains("checksum mismatch"), "{}", err.0);
+}
+
+/// Entries come a page at a time, each one read of about the budget (a longer frame whole):
+/// none twice or missed, the checkpoints after the first left out across pages.
+#[test]
+fn entries_come_a_page_at_a_time_each_about_the_budget() {
+    let mut payloads: Vec<Vec<u8>> = (0..200u8)
+        .map(|i| match i % 50 {
+            0 | 49 => vec![CHECKPOINT, i],
+            _ => vec![i; 100 + usize::from(i)],
+        })
+        .collect();
+    payloads.insert(120, vec![7; 5_000]);
+    let dir = MemDir::with_file(NAME, &frame::encode_log(payloads.iter().map(Vec::as_slice)));
+    let mut log = process(&dir, 1);
+    log.replay().unwrap();
+    let (mut read, mut from, mut pages) = (Vec::new(), 0, 0);
+    loop {
+        let page = log.entries(from, 1_000).unwrap();
+        let bytes: usize = page.entries.iter().map(Vec::len).sum();
+        assert!(
+            bytes <= 1_000 || page.entries.len() == 1,
+            "page {pages}: {bytes}"
+        );
+        assert!(!page.entries.is_empty(), "page {pages} is empty");
+        read.extend(page.entries);
+        pages += 1;
+        match page.next {
+            Some(next) => from = next,
+            None => break,
+        }
+    }
+    let kept = payloads.iter().enumerate();
+    let kept = kept.filter(|(i, p)| *i == 0 || p[0] != CHECKPOINT);
+    assert_eq!(read, kept.map(|(_, p)| p.clone()).collect::<Vec<_>>());
+    assert!(pages > 20, "{pages} pages");
+}
+
+/// A log replaced in pieces is the log only once the last piece is in: then the file is
+/// what writing it whole makes, and another process reads it from its checkpoint on.
+#[test]
+fn a_log_replaced_in_pieces_takes_the_old_ones_place_with_the_last() {
+    let dir = MemDir::new();
+    let (mut a, mut b) = (process(&dir, 1), process(&dir, 2));
+    locked(&mut a, |a| {
+        a.replay().unwrap();
+        a.append(b"old").unwrap();
+    });
+    locked(&mut b, |b| b.replay().unwrap());
+    let new = [b"one".to_vec(), vec![CHECKPOINT, 1], b"three".to_vec()];
+    locked(&mut a, |a| {
+        a.replace_piece(&new[..2], true, false).unwrap();
+        assert_eq!(
+            all_entries(a).unwrap(),
+            [b"old".to_vec()],
+            "not yet replaced"
+        );
+        a.replace_piece(&new[2..], false, true).unwrap();
+    });
+    let whole = frame::encode_log(new.iter().map(Vec::as_slice));
+    assert_eq!(dir.file(NAME).unwrap(), whole);
+    locked(&mut a, |a| {
+        let e = a.replace_piece(&new, false, true).unwrap_err();
+        assert!(e.0.contains("no first one"), "{e:?}");
+    });
+    assert_eq!(
+        dir.file(NAME).unwrap(),
+        whole,
+        "a piece with no first one is refused"
+    );
+    locked(&mut b, |b| match b.refresh(Intent::Read).unwrap() {
+        Changes::Replaced {
+            skipped_bytes,
+            entries,
+        } => {
+            assert_eq!(skipped_bytes, (3 + frame::FRAME_HEADER_LEN) as u64);
+            assert_eq!(entries, new[1..]);
+        }
+        other => panic!("expected the new log, got {other:?}"),
+    });
 }

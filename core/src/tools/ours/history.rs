@@ -2,6 +2,7 @@
 //! what a change changed), and the `asOf` argument of the read tools. They read the log
 //! through [`Journal`], which the server fetches when a call asks for it.
 
+use alloc::collections::VecDeque;
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -12,7 +13,7 @@ use super::meta::reflection_view;
 use crate::json;
 use crate::log::Intent;
 use crate::memory::Store;
-use crate::memory::history::{ChangeId, Journal, Logged};
+use crate::memory::history::{ChangeId, Journal};
 use crate::model::{self, Millis, Relation};
 use crate::record::{OP_NAMES, Op};
 use crate::time;
@@ -104,8 +105,8 @@ struct HistoryView<'j> {
 /// history: the changes the log holds that match the arguments (see [`answer`]).
 pub fn history(m: &mut dyn Store, c: Call<'_>) -> Done {
     let result = query(c.args).and_then(|q| {
-        let journal = m.journal(Intent::Read).map_err(|e| e.to_string())?;
-        answer(&journal, &q)
+        let mut journal = m.journal(Intent::Read).map_err(|e| e.to_string())?;
+        answer(&mut journal, &q)
     });
     Done::unchanged(result.unwrap_or_else(|e| output::failure(&e)))
 }
@@ -127,32 +128,36 @@ pub fn undo(m: &mut dyn Store, c: Call<'_>) -> Done {
 }
 
 /// The `history` result: the changes matching `q`, newest first, each with its id, time,
-/// who made it, and its ops (with an entity, only the parts that touch it).
-fn answer(journal: &Journal, q: &Query) -> Result<String, String> {
-    let changes = journal.changes().map_err(|e| e.to_string())?;
-    let mut shown = Vec::new();
-    let mut more = false;
-    for change in changes.iter().rev() {
-        let Logged { id, by, .. } = change;
+/// who made it, and its ops (with an entity, only the parts that touch it). The log is read
+/// forward, keeping the newest `limit` matches read so far.
+fn answer(journal: &mut Journal<'_>, q: &Query) -> Result<String, String> {
+    let mut newest: VecDeque<(ChangeId, Vec<u8>)> = VecDeque::new();
+    let mut matched = 0usize;
+    while let Some((id, bytes)) = journal.next_change().map_err(|e| e.to_string())? {
         if id.at < q.since || id.at >= q.until {
             continue;
         }
+        let by = journal.by(&bytes).map_err(|e| e.to_string())?;
         if q.client.as_deref().is_some_and(|c| c != by.client) {
             continue;
         }
-        let record = journal.record(change).map_err(|e| e.to_string())?;
-        let ops: Vec<Value> = record
-            .ops
-            .iter()
-            .filter_map(|op| op_view(op, q.entity.as_deref(), q.items_per_op))
-            .collect();
-        if ops.is_empty() {
+        let record = Journal::record(&bytes).map_err(|e| e.to_string())?;
+        let shown = |op| op_view(op, q.entity.as_deref(), 1).is_some();
+        if !record.ops.iter().any(shown) {
             continue;
         }
-        if shown.len() == q.limit {
-            more = true;
-            break;
+        matched += 1;
+        if newest.len() == q.limit {
+            newest.pop_front();
         }
+        if q.limit > 0 {
+            newest.push_back((id, bytes));
+        }
+    }
+    let mut shown = Vec::with_capacity(newest.len());
+    for (id, bytes) in newest.iter().rev() {
+        let by = journal.by(bytes).map_err(|e| e.to_string())?;
+        let record = Journal::record(bytes).map_err(|e| e.to_string())?;
         shown.push(ChangeView {
             id: format!("{id}"),
             at: time::iso_known(id.at),
@@ -160,12 +165,16 @@ fn answer(journal: &Journal, q: &Query) -> Result<String, String> {
             client_version: by.version,
             session: by.session,
             actor: by.actor,
-            ops,
+            ops: record
+                .ops
+                .iter()
+                .filter_map(|op| op_view(op, q.entity.as_deref(), q.items_per_op))
+                .collect(),
         });
     }
     let view = HistoryView {
+        more: matched > shown.len(),
         changes: shown,
-        more,
     };
     Ok(output::success(&json::pretty(&view), &view))
 }
