@@ -21,8 +21,8 @@ extern "C" {
     fn token(this: &JsDisk) -> Result<String, JsValue>;
     #[wasm_bindgen(method, catch)]
     fn size(this: &JsDisk) -> Result<f64, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = readAt)]
-    fn read_at(this: &JsDisk, offset: f64, len: u32) -> Result<js_sys::Uint8Array, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = readInto)]
+    fn read_into(this: &JsDisk, offset: f64, buf: &mut [u8]) -> Result<(), JsValue>;
     #[wasm_bindgen(method, catch, js_name = writeAt)]
     fn write_at(this: &JsDisk, offset: f64, bytes: &[u8]) -> Result<(), JsValue>;
     #[wasm_bindgen(method, catch, js_name = setLen)]
@@ -100,12 +100,13 @@ impl Disk for JsFile {
     fn size(&mut self) -> Result<u64, LogError> {
         self.js.size().map(|n| n as u64).map_err(log_error)
     }
+    /// Read by JS straight into the engine's memory: a read of a page or a checkpoint
+    /// leaves no buffer for the JS garbage collector (they piled up between collections,
+    /// megabytes of RSS that the allocator kept).
     fn read_at(&mut self, offset: u64, len: usize) -> Result<Vec<u8>, LogError> {
-        let bytes = self
-            .js
-            .read_at(offset as f64, len as u32)
-            .map_err(log_error)?;
-        Ok(bytes.to_vec())
+        let mut bytes = vec![0; len];
+        (self.js.read_into(offset as f64, &mut bytes)).map_err(log_error)?;
+        Ok(bytes)
     }
     fn write_at(&mut self, offset: u64, bytes: &[u8]) -> Result<(), LogError> {
         self.js.write_at(offset as f64, bytes).map_err(log_error)

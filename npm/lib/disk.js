@@ -89,15 +89,14 @@ export class NodeDisk {
     return fs.fstatSync(this.fd).size;
   }
 
-  readAt(offset, len) {
-    const buf = new Uint8Array(len);
+  /** Fills `buf` (a view of the engine's memory) from `offset`: no copy is made in JS. */
+  readInto(offset, buf) {
     let done = 0;
-    while (done < len) {
-      const n = fs.readSync(this.fd, buf, done, len - done, offset + done);
+    while (done < buf.length) {
+      const n = fs.readSync(this.fd, buf, done, buf.length - done, offset + done);
       if (n === 0) throw new Error(`cannot read ${this.path}: it ended early`);
       done += n;
     }
-    return buf;
   }
 
   writeAt(offset, bytes) {

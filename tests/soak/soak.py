@@ -557,8 +557,8 @@ def main():
                    help="the memory file on a tmpfs of MIB MiB, filled from 40%% to 60%% of the run")
     p.add_argument("--rss-drift", type=float, default=0.05)
     p.add_argument("--history-days", type=int,
-                   help="the servers' --history-days (default theirs, 30: then the history, and the log the "
-                        "history tools read, grow for the whole run, and so does RSS)")
+                   help="the servers' --history-days (default theirs, 30: then the log keeps the whole run's "
+                        "history and grows with it; the history tools read it a page at a time)")
     args = p.parse_args()
     ok = Soak(args).run()
     print("soak passed" if ok else "soak FAILED")
