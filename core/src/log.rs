@@ -96,23 +96,6 @@ pub enum Changes {
     },
 }
 
-impl Changes {
-    /// The change of other writers that replaced the log with `entries` (all of it), given
-    /// from its last checkpoint on.
-    pub fn replaced(mut entries: Vec<Vec<u8>>) -> Changes {
-        let Some((at, skipped_bytes)) = last_checkpoint(&entries) else {
-            return Changes::Replaced {
-                skipped_bytes: 0,
-                entries,
-            };
-        };
-        Changes::Replaced {
-            skipped_bytes,
-            entries: entries.split_off(at),
-        }
-    }
-}
-
 /// Entries of the log read a page at a time ([`Log::entries`]).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Page {
@@ -128,19 +111,23 @@ pub const PAGE_BYTES: u32 = 256 << 10;
 
 /// The page of `entries` (a log held whole, in memory) from index `from` on that
 /// [`Log::entries`] returns: entries up to `budget` bytes, at least one.
-pub fn page_of(entries: &[Vec<u8>], from: u64, budget: u32) -> Page {
+pub fn page_of<B: AsRef<[u8]>>(entries: &[B], from: u64, budget: u32) -> Page {
     let start = usize::try_from(from).map_or(entries.len(), |i| i.min(entries.len()));
     let mut end = start;
     let mut bytes = 0u64;
     while let Some(entry) = entries.get(end) {
-        if end > start && bytes + entry.len() as u64 > u64::from(budget) {
+        let len = entry.as_ref().len() as u64;
+        if end > start && bytes + len > u64::from(budget) {
             break;
         }
-        bytes += entry.len() as u64;
+        bytes += len;
         end += 1;
     }
     Page {
-        entries: entries[start..end].to_vec(),
+        entries: entries[start..end]
+            .iter()
+            .map(|e| e.as_ref().to_vec())
+            .collect(),
         next: (end < entries.len()).then_some(end as u64),
     }
 }

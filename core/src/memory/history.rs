@@ -308,14 +308,14 @@ impl<'l> Journal<'l> {
     pub fn as_of(&mut self, at: Millis) -> Result<Result<Graph, Millis>, Error> {
         let mut graph = Graph::default();
         let mut started = false;
-        let mut index = 0;
-        while let Some(read) = self.next_entry()? {
+        for index in 0.. {
+            let Some(read) = self.next_entry()? else {
+                break;
+            };
             let Entry::Change(record) = Entry::decode(&read.bytes).map_err(unreadable)? else {
                 graph.apply_entry(index, &read.bytes).map_err(unreadable)?;
-                index += 1;
                 continue;
             };
-            index += 1;
             if let Some(stamp) = record.stamp {
                 if !started && at < graph.last_at() {
                     return Ok(Err(graph.last_at()));

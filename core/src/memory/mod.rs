@@ -617,15 +617,11 @@ impl<L: Log> Memory<L> {
         Ok(compaction.records())
     }
 
-    /// What [`Memory::compact`] writes. When no history is kept (none asked for, or no
-    /// change carries a time) that is the graph's checkpoint, and the log is not read.
+    /// What [`Memory::compact`] writes ([`Journal::compaction`]: with no history kept, the
+    /// graph's checkpoint, and the log is not read).
     fn compaction(&mut self) -> Result<Compaction, Error> {
-        let keep = self.history;
-        let current = self.current(Intent::Write)?;
-        if keep == 0 || current.last_at() == 0 {
-            return Ok(Compaction::of(current));
-        }
-        Journal::new(&mut self.log, self.graph.agents()).compaction(keep, &self.graph)
+        self.current(Intent::Write)?;
+        Journal::new(&mut self.log, self.graph.agents()).compaction(self.history, &self.graph)
     }
 
     /// Writes `compaction` as the log, and saves the indexes with its last checkpoint if

@@ -218,8 +218,7 @@ impl Log for CrashLog {
     fn entries(&mut self, from: u64, budget: u32) -> Result<Page, LogError> {
         let s = self.0.borrow();
         let scan = frame::scan(&s.bytes).map_err(|e| LogError(alloc::format!("{e}")))?;
-        let records: Vec<Vec<u8>> = scan.records.iter().map(|r| r.to_vec()).collect();
-        Ok(page_of(&records, from, budget))
+        Ok(page_of(&scan.records, from, budget))
     }
 
     fn replace_piece(

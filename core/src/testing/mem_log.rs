@@ -268,7 +268,17 @@ impl MemLog {
     pub fn replace_as_other_writer(&self, entries: Vec<Vec<u8>>) {
         let mut s = self.0.borrow_mut();
         s.contents = Contents::Records(entries.clone());
-        s.others = Some(Changes::replaced(entries));
+        // As a file log hands it: from its last checkpoint on.
+        s.others = Some(match last_checkpoint(&entries) {
+            Some((at, skipped_bytes)) => Changes::Replaced {
+                skipped_bytes,
+                entries: entries[at..].to_vec(),
+            },
+            None => Changes::Replaced {
+                skipped_bytes: 0,
+                entries,
+            },
+        });
     }
 
     /// Puts a file [`Log::read_named`] reads at `path` (replacing one there).
